@@ -1,0 +1,194 @@
+/**
+ * @file db.h
+ * @brief Opening AxiSEM wavefield databases and reading their element data.
+ *
+ * One API over every on-disk layout. A layout is a backend (a struct of operations, see
+ * src/io/db_internal.h); today there are two:
+ *  - "original": AxiSEM's ordered_output.nc4 files, one per sub-simulation (PX/PZ, or the four
+ *    moment-tensor runs), one time series per GLL point;
+ *  - "merged": one merged_output.nc4 with /MergedSnapshots (elements, nvars, 5, 5, samples), as
+ *    written by Instaseis' repack_db.py or by `axibulk repack`, chunked or contiguous.
+ *
+ * Opening is collective over the communicator. Rank 0 alone reads and validates the metadata and
+ * mesh and broadcasts them, so a 1000-rank job does not hit the file system 1000 times; then every
+ * rank opens the data files for MPI-IO. An error on any rank is reported on every rank (ranks that
+ * did not see the cause get AXB_ERR_REMOTE), so no rank is left waiting in a collective call.
+ *
+ * Ownership: axb_db_open allocates the database; axb_db_close(&db) frees it and sets db to NULL.
+ * The info, mesh and STF pointers returned by the getters belong to the database and stay valid
+ * until it is closed.
+ */
+#ifndef AXIBULK_DB_H
+#define AXIBULK_DB_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "axibulk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Longest path axibulk stores for a database file. */
+#define AXB_PATH_MAX 1024
+/** Largest polynomial order supported (AxiSEM uses 4). */
+#define AXB_NPOL_MAX 8
+
+/** Reciprocal: sources anywhere, receiver at the DB pole. Forward: source at the pole. */
+typedef enum axb_db_kind { AXB_DB_RECIPROCAL = 0, AXB_DB_FORWARD = 1 } axb_db_kind;
+
+/** What was stored per GLL point. */
+typedef enum axb_dump_type {
+    AXB_DUMP_DISPL_ONLY = 0, /**< displacement (s, phi, z) */
+    AXB_DUMP_STRAIN_ONLY,    /**< strain components at interior points, no element topology */
+    AXB_DUMP_FULLFIELDS      /**< strain and velocity; read like strain_only */
+} axb_dump_type;
+
+/** On-disk layout, i.e. which backend serves the database. */
+typedef enum axb_layout { AXB_LAYOUT_ORIGINAL = 0, AXB_LAYOUT_MERGED } axb_layout;
+
+/** The AxiSEM sub-simulations. The order is the variable order of the merged layout. */
+typedef enum axb_sim {
+    AXB_SIM_PX = 0,          /**< horizontal force at the pole (dipole) */
+    AXB_SIM_PZ,              /**< vertical force at the pole (monopole) */
+    AXB_SIM_MZZ,             /**< forward: m_rr (monopole) */
+    AXB_SIM_MXX_P_MYY,       /**< forward: m_tt + m_pp (monopole) */
+    AXB_SIM_MXZ_MYZ,         /**< forward: m_rt, m_rp (dipole) */
+    AXB_SIM_MXY_MXX_M_MYY,   /**< forward: m_tt - m_pp, m_tp (quadpole) */
+    AXB_NSIM
+} axb_sim;
+
+typedef enum axb_excitation {
+    AXB_EXC_MONOPOLE = 0,
+    AXB_EXC_DIPOLE,
+    AXB_EXC_QUADPOLE
+} axb_excitation;
+
+/** Collective (all ranks of the DB communicator call, each with its own selection, possibly
+ *  empty) or independent MPI-IO for the data reads. */
+typedef enum axb_io_mode { AXB_IO_COLLECTIVE = 0, AXB_IO_INDEPENDENT } axb_io_mode;
+
+/** Everything about a database that fits in a plain struct (it is broadcast as bytes).
+ *  Lengths in metres, times in seconds, angles in degrees. */
+typedef struct axb_db_info {
+    char path[AXB_PATH_MAX];       /**< the directory (or file) given to axb_db_open */
+    axb_db_kind kind;
+    axb_dump_type dump;
+    axb_layout layout;
+    bool chunked;                  /**< data arrays chunked (always for original files) */
+    int deflate;                   /**< deflate level of the data arrays, -1 if uncompressed */
+    bool transposed;               /**< original layout: snapshot arrays stored (points, time) */
+
+    bool has_sim[AXB_NSIM];        /**< which sub-simulations the database holds */
+    axb_excitation excitation[AXB_NSIM];
+    int ncomp[AXB_NSIM];           /**< displacement components of that run: 2 (s,z) or 3 (s,phi,z) */
+    int var_offset[AXB_NSIM];      /**< index of the run's first variable in an element block */
+    int nvars;                     /**< displacement variables per element block (displ_only) */
+    char components[8];            /**< seismogram components it can serve, e.g. "ZNERT" */
+
+    int file_version;
+    int npol;                      /**< polynomial order; npol+1 GLL points per direction */
+    int64_t nelem;                 /**< elements (0 for strain_only: no topology stored) */
+    int64_t npoints;               /**< stored GLL points */
+    int64_t ndumps;                /**< time samples */
+    double dt;                     /**< sample interval */
+    double length;                 /**< dt * (ndumps - 1) */
+    double period;                 /**< dominant source period */
+    char stf[32];                  /**< source time function name ("errorf", "gauss_0", ...) */
+    int stf_map;                   /**< Instaseis' STF_MAP: errorf/quheavi 0, dirac_0/gauss_0 1, ... */
+    double src_shift;              /**< time of the STF peak after the first sample */
+    int src_shift_samples;         /**< the same in samples */
+    double amplitude;              /**< scalar source magnitude (float32 in the file, exact here) */
+    double planet_radius;
+    double min_radius, max_radius; /**< radii between which the wavefield was stored */
+    double min_d, max_d;           /**< epicentral distance range */
+    double source_depth;           /**< forward databases: depth of the source */
+    char background_model[64];
+    char external_model[64];
+    bool attenuation;
+
+    int nfiles;
+    char files[4][AXB_PATH_MAX];   /**< data files, in axb_sim order of the runs they hold */
+    int64_t file_bytes[4];
+    int64_t total_bytes;
+} axb_db_info;
+
+/** The mesh, as stored. Element arrays are empty for strain_only databases (has_elements false).
+ *  sem[(e*(npol+1) + j)*(npol+1) + i] is the GLL point at xi-index i, eta-index j of element e. */
+typedef struct axb_mesh {
+    int npol;
+    int64_t nelem, npoints;
+    bool has_elements;
+    int32_t *sem;                  /**< [nelem][npol+1][npol+1] point indices (0-based) */
+    int32_t *fem;                  /**< [nelem][4] corner point indices, counter-clockwise */
+    int32_t *eltype;               /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
+    int32_t *axis;                 /**< [nelem] 1 if the element touches the symmetry axis */
+    double *mp_s, *mp_z;           /**< [nelem] element mid points */
+    float *s, *z, *mu;             /**< [npoints] coordinates and shear modulus of stored points */
+    double gll[AXB_NPOL_MAX + 1];  /**< GLL points */
+    double glj[AXB_NPOL_MAX + 1];  /**< GLJ(0,1) points used in xi on axis elements */
+    double G1[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLJ derivative matrix, as stored */
+    double G2[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLL derivative matrix, as stored */
+} axb_mesh;
+
+/** Counters of data reads issued by this rank (metadata reads are not counted). */
+typedef struct axb_io_stats {
+    int64_t read_calls;            /**< H5Dread calls on data arrays */
+    int64_t bytes_read;            /**< bytes delivered by those calls */
+} axb_io_stats;
+
+typedef struct axb_db axb_db;
+
+/** Finds the database files under @p path (a directory, or a merged_output.nc4 file) the way
+ *  Instaseis does, validates them and opens them. Collective over @p comm. */
+AXB_NODISCARD axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **db, axb_error *err);
+
+/** Closes the files and frees everything. Collective. Accepts a pointer to NULL. */
+void axb_db_close(axb_db **db);
+
+const axb_db_info *axb_db_get_info(const axb_db *db);
+const axb_mesh *axb_db_get_mesh(const axb_db *db);
+/** STF arrays (slip stf_dump and slip rate stf_d_dump, [ndumps], scaled by amplitude as stored). */
+const double *axb_db_get_stf(const axb_db *db);
+const double *axb_db_get_stf_d(const axb_db *db);
+/** Name of the backend serving the database ("original", "merged"). */
+const char *axb_db_layout_name(const axb_db *db);
+
+/** Floats in one element block: nvars * (npol+1)^2 * ndumps. */
+int64_t axb_db_block_floats(const axb_db *db);
+
+/**
+ * Reads whole elements (displ_only databases). For request k, out + k*axb_db_block_floats(db)
+ * receives block[v][i_xi][j_eta][t] (the merged layout's order) for every displacement variable v
+ * in axb_sim order (s, [phi,] z per run). Repeated element ids are read once. With
+ * AXB_IO_COLLECTIVE every rank of the communicator must call, with n = 0 if it needs nothing.
+ */
+AXB_NODISCARD axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems,
+                                              axb_io_mode mode, float *out, axb_error *err);
+
+/** Number of per-point variables of a strain_only database (6 per run: dsus dsuz dpup dsup dzup
+ *  trace, absent ones read as zero). */
+int axb_db_point_vars(const axb_db *db);
+
+/**
+ * Reads the time series of stored points (strain_only/fullfields databases, original layout):
+ * out + k*nv*ndumps receives [v][t] for point ids[k], nv = axb_db_point_vars(db), runs in axb_sim
+ * order. Collectivity as for axb_db_read_elements.
+ */
+AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids,
+                                            axb_io_mode mode, float *out, axb_error *err);
+
+void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats);
+
+/** Text for enum values ("reciprocal", "displ_only", "PX", "dipole", ...). */
+const char *axb_db_kind_name(axb_db_kind k);
+const char *axb_dump_type_name(axb_dump_type d);
+const char *axb_sim_name(axb_sim s);
+const char *axb_excitation_name(axb_excitation e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,126 @@
+/* `axibulk` command dispatch, --help/--version, and the one place where a status becomes a
+ * message and an exit code. */
+#include <fftw3.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "axibulk/cli.h"
+#include "cli/cli_internal.h"
+
+typedef struct axb_cmd {
+    const char *name;
+    const char *summary;
+    axb_cmd_fn fn;
+} axb_cmd;
+
+static const axb_cmd commands[] = {
+    {"info", "describe a wavefield database (kind, mesh, sampling, STF, sizes)", axb_cmd_info},
+    {NULL, NULL, NULL},
+};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: axibulk [--version] [--help] COMMAND [ARGS...]\n"
+            "\n"
+            "Bulk seismograms and sensitivity kernels from AxiSEM wavefield databases.\n"
+            "Run under MPI (mpirun -np N axibulk ..., or srun) to share the work between ranks.\n"
+            "\n"
+            "commands:\n");
+    for (const axb_cmd *c = commands; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fprintf(out, "\n'axibulk COMMAND --help' describes a command.\n");
+}
+
+static void print_version(FILE *out)
+{
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(mpi, &len);
+    char *nl = strchr(mpi, '\n');
+    if (nl) *nl = '\0';
+    char *comma = strchr(mpi, ',');
+    if (comma) *comma = '\0';
+    unsigned maj, min, rel;
+    H5get_libversion(&maj, &min, &rel);
+    char nc[64];
+    snprintf(nc, sizeof nc, "%s", nc_inq_libvers());
+    char *sp = strchr(nc, ' ');
+    if (sp) *sp = '\0';
+    fprintf(out, "axibulk %s\n", AXB_VERSION_STRING);
+    fprintf(out, "  MPI     %s\n", mpi);
+    fprintf(out, "  HDF5    %u.%u.%u (parallel)\n", maj, min, rel);
+    fprintf(out, "  netCDF  %s\n", nc);
+    fprintf(out, "  FFTW    %s\n", fftw_version);
+}
+
+static int exit_code(axb_status st)
+{
+    switch (st) {
+    case AXB_OK: return 0;
+    case AXB_ERR_NOMEM:
+    case AXB_ERR_MPI:
+    case AXB_ERR_HDF5:
+    case AXB_ERR_INTERNAL: return AXB_EXIT_FAILURE;
+    default: return AXB_EXIT_INPUT;
+    }
+}
+
+/* Exactly one rank reports: the lowest one that saw a cause itself (not AXB_ERR_REMOTE), or rank
+ * 0 if every failing rank only heard of it. All ranks return the reporting rank's exit code. */
+static int report(const axb_cmd_env *env, const char *cmd, axb_status st, const axb_error *err,
+                  FILE *errout)
+{
+    int mine = (st != AXB_OK && st != AXB_ERR_REMOTE) ? env->rank : INT_MAX, first = INT_MAX;
+    int any = st != AXB_OK, anyall = 0;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm);
+    MPI_Allreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, env->comm);
+    if (!anyall) return 0;
+    int reporter = first == INT_MAX ? 0 : first;
+    int code = exit_code(st == AXB_OK ? AXB_ERR_REMOTE : st);
+    if (env->rank == reporter) {
+        const char *msg = err->msg[0] ? err->msg : axb_strerror(st);
+        if (env->size > 1)
+            fprintf(errout, "axibulk%s%s: error (rank %d): %s\n", cmd ? " " : "", cmd ? cmd : "",
+                    env->rank, msg);
+        else
+            fprintf(errout, "axibulk%s%s: error: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+        fflush(errout);
+    }
+    MPI_Bcast(&code, 1, MPI_INT, reporter, env->comm);
+    return code;
+}
+
+int axb_cli_run(int argc, char **argv, MPI_Comm comm, FILE *out, FILE *errout)
+{
+    axb_cmd_env env = {comm, 0, 1, out};
+    MPI_Comm_rank(comm, &env.rank);
+    MPI_Comm_size(comm, &env.size);
+    axb_error err = AXB_ERROR_INIT;
+    FILE *o = env.rank == 0 ? out : NULL;
+
+    if (argc < 2) {
+        if (o) print_usage(o);
+        axb_error_set(&err, AXB_ERR_ARG, "no command given");
+        return report(&env, NULL, AXB_ERR_ARG, &err, errout);
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+        if (o) print_usage(o);
+        return 0;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        if (o) print_version(o);
+        return 0;
+    }
+    for (const axb_cmd *c = commands; c->name; c++) {
+        if (strcmp(c->name, name)) continue;
+        axb_status st = c->fn(&env, argc - 2, argv + 2, &err);
+        if (o) fflush(o);
+        return report(&env, c->name, st, &err, errout);
+    }
+    axb_error_set(&err, AXB_ERR_ARG, "unknown command '%s' (try 'axibulk --help')", name);
+    return report(&env, NULL, AXB_ERR_ARG, &err, errout);
+}

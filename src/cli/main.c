@@ -1,0 +1,15 @@
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "axibulk/cli.h"
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    /* axibulk reports HDF5 failures itself, as one line with context; HDF5's own stack dumps
+     * would bury that line under dozens of others. */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int rc = axb_cli_run(argc, argv, MPI_COMM_WORLD, stdout, stderr);
+    MPI_Finalize();
+    return rc;
+}

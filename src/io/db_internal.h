@@ -1,0 +1,77 @@
+/* Internals shared by the database front end (db.c) and its layout backends. */
+#ifndef AXB_IO_DB_INTERNAL_H
+#define AXB_IO_DB_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "axibulk/db.h"
+
+/* What discovery found: the files and, for original databases, which run each file holds. */
+typedef struct axb_db_found {
+    axb_layout layout;
+    int nfiles;
+    char files[4][AXB_PATH_MAX];
+    axb_sim sims[4];            /* original layout: the run held by files[k] */
+} axb_db_found;
+
+/*
+ * One backend per on-disk layout (the IOR pattern). Splitting metadata from data lets rank 0 read
+ * and validate the metadata alone and broadcast it, while every rank opens the data for MPI-IO.
+ */
+typedef struct axb_db_ops {
+    const char *name;
+    /* Rank 0 only, serial HDF5: fill db->info, db->mesh, db->stf* and db->impl from the files. */
+    axb_status (*read_meta)(axb_db *db, const axb_db_found *found, axb_error *err);
+    /* All ranks, after the broadcast: open the data arrays for parallel reading. Collective. */
+    axb_status (*open_data)(axb_db *db, axb_error *err);
+    axb_status (*read_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
+                                float *out, axb_error *err);
+    axb_status (*read_points)(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
+                              float *out, axb_error *err);
+    /* Frees db->impl and closes what open_data opened. Collective. */
+    void (*close)(axb_db *db);
+} axb_db_ops;
+
+extern const axb_db_ops axb_db_original_ops;
+extern const axb_db_ops axb_db_merged_ops;
+
+struct axb_db {
+    MPI_Comm comm;              /* duplicated from the caller's */
+    int rank;
+    const axb_db_ops *ops;
+    axb_db_info info;
+    axb_mesh mesh;
+    double *stf, *stf_d;        /* [ndumps] */
+    int npoint_vars;            /* strain_only: per-point variables */
+    axb_io_stats stats;
+    void *impl;                 /* backend state, owned by the backend */
+};
+
+/* ---- pieces shared by the backends (db_discover.c, db_meta.c, db_mesh.c) ---- */
+
+axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err);
+
+/* Reads the global attributes common to every layout into @p info (file-level facts only). */
+axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err);
+
+/* Checks that a second file of the same database agrees with @p info on the shared facts. */
+axb_status axb_db_check_consistent(hid_t fid, const axb_db_info *info, axb_error *err);
+
+/* Reads /Mesh: topology (if @p with_elements) and point arrays. Allocates into @p mesh. */
+axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *mesh,
+                         axb_error *err);
+void axb_mesh_free(axb_mesh *mesh);
+
+/* Finds stf_dump/stf_d_dump in /Snapshots, / or /Surface (Instaseis' order) and reads them. */
+axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf_d, axb_error *err);
+
+/* Fills stf_map, kind-independent derived fields (length) and the component list. */
+void axb_db_finish_info(axb_db_info *info);
+
+/* Relative name of a file for messages: the path below the database root. */
+const char *axb_db_relname(const axb_db_info *info, const char *file);
+
+/* Opens @p path for MPI-IO reads over @p comm. Collective. */
+axb_status axb_db_open_parallel(MPI_Comm comm, const char *path, hid_t *fid, axb_error *err);
+
+#endif

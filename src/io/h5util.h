@@ -1,0 +1,39 @@
+/* Small, checked wrappers around HDF5 for reading AxiSEM/netCDF-4 files. Each failure names the
+ * object (attribute, dataset) and, where HDF5 gives one, the library's own reason; the caller
+ * prefixes the file name. */
+#ifndef AXB_IO_H5UTIL_H
+#define AXB_IO_H5UTIL_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "axibulk/status.h"
+
+#define H5U_MAXRANK 8
+
+/* Opens @p path read-only with file access property list @p fapl (H5P_DEFAULT for serial).
+ * Distinguishes a missing file, a non-HDF5 file and a damaged one. */
+axb_status h5u_open(const char *path, hid_t fapl, hid_t *fid, axb_error *err);
+
+/* Copies the innermost HDF5 error description of the current error stack into @p buf. */
+void h5u_last_error(char *buf, size_t size);
+
+bool h5u_exists(hid_t loc, const char *path);
+bool h5u_attr_exists(hid_t loc, const char *name);
+
+/* Numeric attributes: AxiSEM stores them as 1-element arrays; element 0 is taken. */
+axb_status h5u_attr_double(hid_t loc, const char *name, double *out, axb_error *err);
+axb_status h5u_attr_int(hid_t loc, const char *name, long long *out, axb_error *err);
+/* String attributes: fixed-length scalar (AxiSEM) or variable-length, scalar or 1-element array
+ * (netCDF4-python's setncattr_string). Trailing blanks are kept, NULs end the string. */
+axb_status h5u_attr_string(hid_t loc, const char *name, char *buf, size_t size, axb_error *err);
+
+/* Rank and dimensions of dataset @p name. */
+axb_status h5u_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, axb_error *err);
+
+/* Reads a whole dataset whose shape must be exactly @p dims (rank @p rank) as @p memtype. */
+axb_status h5u_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims,
+                    void *buf, axb_error *err);
+
+#endif
