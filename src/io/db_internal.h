@@ -68,9 +68,6 @@ axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf
 /* Fills stf_map, kind-independent derived fields (length) and the component list. */
 void axb_db_finish_info(axb_db_info *info);
 
-/* Relative name of a file for messages: the path below the database root. */
-const char *axb_db_relname(const axb_db_info *info, const char *file);
-
 /* Opens @p path for MPI-IO reads over @p comm. Collective. */
 axb_status axb_db_open_parallel(MPI_Comm comm, const char *path, hid_t *fid, axb_error *err);
 

@@ -80,7 +80,7 @@ static axb_status merged_describe(hid_t fid, axb_db *db, axb_error *err)
 static axb_status merged_read_meta(axb_db *db, const axb_db_found *found, axb_error *err)
 {
     axb_db_info *info = &db->info;
-    const char *rel = axb_db_relname(info, found->files[0]);
+    const char *rel = found->files[0];
     hid_t fid;
     AXB_TRY_CTX(err, h5u_open(found->files[0], H5P_DEFAULT, &fid, err), "%s", rel);
     axb_status st = merged_describe(fid, db, err);
@@ -112,7 +112,7 @@ static axb_status merged_open_data(axb_db *db, axb_error *err)
     if (!m) return axb_error_set(err, AXB_ERR_NOMEM, "database handles");
     m->fid = m->dset = -1;
     db->impl = m;
-    const char *rel = axb_db_relname(&db->info, db->info.files[0]);
+    const char *rel = db->info.files[0];
     AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, db->info.files[0], &m->fid, err), "%s", rel);
     m->dset = H5Dopen2(m->fid, MERGED, H5P_DEFAULT);
     AXB_CHECK(err, m->dset >= 0, AXB_ERR_HDF5, "%s: cannot open " MERGED, rel);
@@ -153,7 +153,7 @@ static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_i
         char why[512];
         h5u_last_error(why, sizeof why);
         st = axb_error_set(err, AXB_ERR_IO, "%s: read of %lld elements failed: %s",
-                           axb_db_relname(info, info->files[0]), (long long)nu, why);
+                           info->files[0], (long long)nu, why);
         goto done;
     }
     db->stats.read_calls++;

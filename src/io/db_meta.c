@@ -214,13 +214,6 @@ void axb_db_finish_info(axb_db_info *info)
         snprintf(info->components, sizeof info->components, "Z");
 }
 
-const char *axb_db_relname(const axb_db_info *info, const char *file)
-{
-    size_t n = strlen(info->path);
-    if (n && !strncmp(file, info->path, n) && file[n] == '/') return file + n + 1;
-    return file;
-}
-
 axb_status axb_db_open_parallel(MPI_Comm comm, const char *path, hid_t *fid, axb_error *err)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

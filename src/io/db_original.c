@@ -101,7 +101,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
     info->chunked = true;
     info->deflate = -1;
     for (int k = 0; k < found->nfiles; k++) {
-        const char *rel = axb_db_relname(info, found->files[k]);
+        const char *rel = found->files[k];
         hid_t fid;
         AXB_TRY_CTX(err, h5u_open(found->files[k], H5P_DEFAULT, &fid, err), "%s", rel);
         axb_status st;
@@ -179,7 +179,7 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
     for (int s = 0; s < AXB_NSIM; s++) {
         if (!info->has_sim[s]) continue;
         orig_file *f = &o->f[k];
-        const char *rel = axb_db_relname(info, info->files[k]);
+        const char *rel = info->files[k];
         AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
         const char *names[NV_MAX];
         f->nv = run_vars(info, (axb_sim)s, names);
@@ -263,7 +263,7 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
             } else {
                 st = read_columns(db, o->f[k].dset[v], nu, uniq, mode, col, err);
                 if (st) {
-                    axb_error_prefix(err, "%s", axb_db_relname(info, info->files[k]));
+                    axb_error_prefix(err, "%s", info->files[k]);
                     break;
                 }
             }

@@ -1,0 +1,40 @@
+/* Helpers shared by the MPI tests: a per-run scratch directory made by rank 0. */
+#ifndef AXB_TESTS_UTIL_H
+#define AXB_TESTS_UTIL_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Rank 0 creates a fresh directory under $TMPDIR (or /tmp) and broadcasts its name. */
+static inline int test_scratch_dir(MPI_Comm comm, const char *tag, char *buf, size_t n)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    char tmp[512] = "";
+    if (rank == 0) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/axb-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+        if (!mkdtemp(tmp)) tmp[0] = '\0';
+    }
+    MPI_Bcast(tmp, (int)sizeof tmp, MPI_CHAR, 0, comm);
+    snprintf(buf, n, "%s", tmp);
+    return tmp[0] ? 0 : -1;
+}
+
+/* rm -rf of a scratch directory (rank 0 only; after a barrier). */
+static inline void test_remove_dir(MPI_Comm comm, const char *dir)
+{
+    int rank;
+    MPI_Barrier(comm);
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && dir[0] && strstr(dir, "/axb-")) {
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    }
+}
+
+#endif
