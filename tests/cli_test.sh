@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end tests of the axibulk command through mpirun: help, version, info on synthetic and
+# shared databases (text and JSON, values checked), and bad input: exit status 2 and exactly one
+# line on stderr, whatever the number of ranks.
+# usage: cli_test.sh AXIBULK MKFIXTURE SHARED_DATA MPIEXEC NP
+set -u
+AXB=$1 MKF=$2 DATA=$3 MPIEXEC=$4 NP=$5
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-cli-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+run()  { "$MPIEXEC" -n "$NP" "$AXB" "$@" >"$TMP/out" 2>"$TMP/err"; echo $? >"$TMP/rc"; }
+rc()   { cat "$TMP/rc"; }
+
+expect_ok() { # args...: exit 0, nothing on stderr
+    run "$@"
+    if [ "$(rc)" = 0 ] && [ ! -s "$TMP/err" ]; then ok; else bad "axibulk $* -> rc $(rc): $(head -c 300 "$TMP/err")"; fi
+}
+expect_error() { # pattern args...: exit 2, one stderr line matching pattern
+    local pat=$1; shift
+    run "$@"
+    local lines; lines=$(grep -c '^axibulk' "$TMP/err")
+    if [ "$(rc)" = 2 ] && [ "$lines" = 1 ] && grep -q -- "$pat" "$TMP/err"; then ok
+    else bad "axibulk $* -> rc $(rc), $lines error lines, want /$pat/: $(cat "$TMP/err" | head -c 600)"; fi
+}
+out_has() { if grep -q -- "$1" "$TMP/out"; then ok; else bad "output lacks '$1'"; fi; }
+json_check() { # python expression over j (the parsed output) that must be True
+    if python3 -c "import json,sys; j=json.load(open('$TMP/out')); sys.exit(0 if ($1) else 1)"; then ok
+    else bad "JSON check failed: $1"; fi
+}
+
+# --- help and version ---
+expect_ok --help;            out_has "usage: axibulk"; out_has "info"
+expect_ok --version;         out_has "axibulk 0"; out_has "HDF5"; out_has "netCDF"; out_has "FFTW"; out_has "MPI"
+expect_ok info --help;       out_has "usage: axibulk info"; out_has "\-\-json"
+expect_error "no command given"            
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "unknown option '--jsn'"      info --jsn x
+expect_error "missing the database folder" info
+
+# --- synthetic databases (no shared data needed) ---
+for kind in bwd pz fwd merged merged-fwd contiguous strain transposed; do
+    "$MKF" "$TMP/db-$kind" "$kind" || bad "mkfixture $kind"
+done
+expect_ok info "$TMP/db-bwd";  out_has "reciprocal"; out_has "ZNERT"; out_has "elements          6"
+expect_ok info --json "$TMP/db-bwd"
+json_check "j['kind']=='reciprocal' and j['elements']==6 and j['gll_points']==117 and j['samples']==9 and j['dt']==2.5 and j['layout']=='original' and len(j['files'])==2"
+expect_ok info --json "$TMP/db-fwd"
+json_check "j['kind']=='forward' and j['source_depth_km']==25 and [s['name'] for s in j['simulations']]==['MZZ','MXX_P_MYY','MXZ_MYZ','MXY_MXX_M_MYY']"
+expect_ok info --json "$TMP/db-contiguous"
+json_check "j['layout']=='merged' and j['chunked']==False and j['deflate']==-1"
+expect_ok info --json "$TMP/db-merged/merged_output.nc4"
+json_check "j['layout']=='merged' and j['chunked']==True and j['deflate']==4 and j['components']=='ZNERT'"
+expect_ok info --json "$TMP/db-strain"
+json_check "j['dump_type']=='strain_only' and j['elements']==0"
+expect_ok info --json "$TMP/db-transposed"
+json_check "j['transposed']==True"
+expect_ok info --json "$TMP/db-pz"
+json_check "j['components']=='Z' and j['amplitude']==1.0000000200408773e20 and j['source_shift']==5"
+
+# --- bad input: one line, exit 2 ---
+expect_error "No such file or directory" info "$TMP/nothing-here"
+mkdir -p "$TMP/empty"
+expect_error "no AxiSEM database file" info "$TMP/empty"
+cp -r "$TMP/db-bwd" "$TMP/trunc"; f="$TMP/trunc/PZ/Data/ordered_output.nc4"; truncate -s $(( $(stat -c %s "$f") / 2 )) "$f"
+expect_error "truncated" info "$TMP/trunc"
+cp -r "$TMP/db-bwd" "$TMP/text"; echo "not a database" >"$TMP/text/PX/Data/ordered_output.nc4"
+expect_error "PX/Data/ordered_output.nc4: not an HDF5" info "$TMP/text"
+cp -r "$TMP/db-bwd" "$TMP/three"; mkdir -p "$TMP/three/PZ/copy"; cp "$TMP/db-bwd/PZ/Data/ordered_output.nc4" "$TMP/three/PZ/copy/"
+expect_error "found 3 database files" info "$TMP/three"
+
+# --- the shared databases: values from the reference notes ---
+if [ -d "$DATA/axisem-prem-100s" ]; then
+    expect_ok info "$DATA/axisem-prem-100s/100s_db_bwd_displ_only"
+    out_has "vertical and horizontal"; out_has "elements          192"; out_has "173.0739 s (7 samples)"
+    expect_ok info --json "$DATA/axisem-prem-100s/100s_db_bwd_displ_only"
+    json_check "j['dt']==24.724845445855724 and j['samples']==73 and j['gll_points']==3465 and j['source_shift']==173.07391357421875 and j['amplitude']==1.0000000200408773e20 and j['min_radius_km']==6000 and j['max_radius_km']==6371 and j['size_bytes']==4250402 and j['background_model']=='prem_iso_light' and j['attenuation']==False and j['dominant_period']==100"
+    expect_ok info --json "$DATA/axisem-prem-100s/100s_db_fwd"
+    json_check "j['kind']=='forward' and j['source_depth_km']==12 and len(j['files'])==4"
+    expect_ok info --json "$DATA/axisem-prem-100s/100s_db_bwd_strain_only"
+    json_check "j['dump_type']=='strain_only' and j['gll_points']==1740"
+    expect_ok info --json "$DATA/axisem-prem-50s/prem_50s_bwd_displ_only"
+    json_check "j['file_version']==10 and j['elements']==4992 and j['gll_points']==81270 and j['samples']==146 and j['min_radius_km']==0"
+    for m in 100s_db_bwd_displ_only:5:ZNERT 100s_db_bwd_vertical_only:2:Z 100s_db_fwd:10:ZNERT; do
+        IFS=: read -r name nv comps <<<"$m"
+        expect_ok info --json "$DATA/instaseis-merged/$name"
+        json_check "j['layout']=='merged' and j['components']=='$comps' and j['deflate']==4 and j['elements']==192"
+    done
+else
+    echo "shared data not found at $DATA: shared-database cases not run"
+fi
+
+echo "cli ($NP ranks): $pass passed, $fail failed"
+[ "$fail" = 0 ]
