@@ -1,0 +1,120 @@
+/**
+ * @file source.h
+ * @brief Sources, receivers and source–receiver pairs, in Instaseis' conventions.
+ *
+ * Latitudes are geocentric degrees (file readers convert WGS84 geographic latitudes, as Instaseis
+ * does); longitudes in degrees; depths in metres below the surface. Moment tensors are in N·m in
+ * the (r, θ, φ) = (up, south, east) frame; forces in N.
+ *
+ * Ownership: a list owns its array and every source's sliprate; axb_*_list_free releases them and
+ * leaves an empty list. A list may be freed twice.
+ */
+#ifndef AXIBULK_SOURCE_H
+#define AXIBULK_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "axibulk/status.h"
+#include "axibulk/timefmt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum axb_source_type { AXB_SRC_MOMENT = 0, AXB_SRC_FORCE } axb_source_type;
+
+typedef struct axb_source {
+    axb_source_type type;
+    double lat, lon;            /**< geocentric latitude and longitude, degrees */
+    double depth;               /**< m below the surface; NAN when not given */
+    double m[6];                /**< m_rr, m_tt, m_pp, m_rt, m_rp, m_tp (N·m), moment sources */
+    double f[3];                /**< f_r, f_t, f_p (N), force sources */
+    axb_time_ns origin_time;
+    double time_shift;          /**< s after origin_time (finite-source rupture time); NAN if none */
+    double dt;                  /**< sampling interval of sliprate (s); 0 when there is none */
+    int64_t nsliprate;
+    double *sliprate;           /**< [nsliprate] moment-rate function (unit area if normalised) */
+    char name[64];              /**< event or subfault name, for outputs */
+} axb_source;
+
+typedef struct axb_receiver {
+    double lat, lon;            /**< geocentric latitude and longitude, degrees */
+    double depth;               /**< m below the surface; NAN when not given */
+    char network[8], station[8], location[8];
+} axb_receiver;
+
+typedef struct axb_source_list {
+    int64_t n;
+    axb_source *src;
+} axb_source_list;
+
+typedef struct axb_receiver_list {
+    int64_t n;
+    axb_receiver *rec;
+} axb_receiver_list;
+
+/** An explicit source–receiver pair (pairs files). */
+typedef struct axb_pair {
+    axb_source src;             /**< no sliprate */
+    axb_receiver rec;
+} axb_pair;
+
+typedef struct axb_pair_list {
+    int64_t n;
+    axb_pair *pair;
+} axb_pair_list;
+
+void axb_source_list_free(axb_source_list *l);
+void axb_receiver_list_free(axb_receiver_list *l);
+void axb_pair_list_free(axb_pair_list *l);
+
+/* ---- source arithmetic (src/numerics/source_math.c) ---- */
+
+/** WGS84 geographic -> geocentric latitude (degrees), Instaseis' elliptic_to_geocentric_latitude:
+ *  returned unchanged within 1e-6 of 0 or ±90. */
+double axb_geocentric_latitude(double geographic_deg);
+/** The inverse (geocentric_to_elliptic_latitude). */
+double axb_geographic_latitude(double geocentric_deg);
+
+/** Moment tensor of a double couple (strike, dip, rake in degrees; Udias/Instaseis convention). */
+void axb_moment_from_strike_dip_rake(double strike, double dip, double rake, double m0, double m[6]);
+
+/** Scalar moment M0 = sqrt(Σ diag² + 2 Σ offdiag²)/√2 and moment magnitude 2/3 (log10 M0 − 9.1). */
+double axb_moment_m0(const double m[6]);
+double axb_moment_mw(double m0);
+
+/** USGS asymmetric cosine slip rate of unit area: npts samples at dt. */
+void axb_asymmetric_cosine(double trise, double tfall, int64_t npts, double dt, double *out);
+
+/** Linear re-sampling of a source's sliprate to dt with nsamp samples (Instaseis'
+ *  resample_sliprate: the last value is held beyond the old end). Sets src->dt. */
+AXB_NODISCARD axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsamp,
+                                                      axb_error *err);
+
+/* ---- readers (src/io/in_*.c). Every malformed line is an AXB_ERR_FORMAT naming file, line and
+ * field; the list is empty on failure. ---- */
+
+/** CMTSOLUTION (one or many events, moments in dyne·cm). */
+AXB_NODISCARD axb_status axb_read_cmtsolution(const char *path, axb_source_list *out, axb_error *err);
+/** QuakeML: every event's preferred origin and moment tensor. */
+AXB_NODISCARD axb_status axb_read_quakeml(const char *path, axb_source_list *out, axb_error *err);
+/** SPECFEM STATIONS: "STA NET LAT LON ELEVATION BURIAL" per line. */
+AXB_NODISCARD axb_status axb_read_stations(const char *path, axb_receiver_list *out, axb_error *err);
+/** StationXML: one receiver per station (channel location codes collapsed per station). */
+AXB_NODISCARD axb_status axb_read_stationxml(const char *path, axb_receiver_list *out, axb_error *err);
+/** Pairs file (docs/file-formats.md): "mt ..." and "force ..." lines, geocentric latitudes. */
+AXB_NODISCARD axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err);
+/** SRF finite fault (Instaseis' simplified reader); @p normalize divides each sliprate by its
+ *  trapezoidal integral. */
+AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_source_list *out,
+                                      axb_error *err);
+/** USGS .param finite fault; sliprates are asymmetric cosines with npts samples at dt
+ *  (Instaseis' defaults: 10000, 0.1 s, trise_min 1 s). */
+AXB_NODISCARD axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt,
+                                             double trise_min, axb_source_list *out, axb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
