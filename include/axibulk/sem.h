@@ -1,0 +1,69 @@
+/**
+ * @file sem.h
+ * @brief Spectral-element numerics of AxiSEM meshes: the mapping of the four element types, its
+ *        inverse, Lagrange interpolation on GLL/GLJ points, and strain from displacement at the
+ *        collocation points (reference notes §2.4, §2.6, §2.7). Pure functions, no MPI, no I/O.
+ *
+ * Field arrays are double f[i][j][t] with i the ξ index, j the η index and t (time) fastest, so
+ * every operation is a loop over contiguous samples.
+ */
+#ifndef AXIBULK_SEM_H
+#define AXIBULK_SEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "axibulk/db.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Element types of `eltype`. */
+enum { AXB_EL_SPHEROIDAL = 0, AXB_EL_LINEAR = 1, AXB_EL_SEMINO = 2, AXB_EL_SEMISO = 3 };
+
+/** An element's shape: its four corners (fem_mesh order, counter-clockwise from (ξ,η)=(−1,−1)). */
+typedef struct axb_elem_shape {
+    double s[4], z[4];
+    int type;
+} axb_elem_shape;
+
+/** Fills the shape of element e from the mesh. */
+void axb_sem_shape(const axb_mesh *m, int64_t e, axb_elem_shape *g);
+
+/** (s, z) at reference coordinates (ξ, η). */
+void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, double *z);
+
+/** Inverse Jacobian at (ξ, η): ij[0][0] = ∂ξ/∂s, ij[0][1] = ∂ξ/∂z, ij[1][0] = ∂η/∂s,
+ *  ij[1][1] = ∂η/∂z. */
+void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double ij[2][2]);
+
+/** Newton inversion of the mapping (at most 10 steps, AxiSEM's convergence test); returns
+ *  whether (ξ, η) lies within [−1−tol, 1+tol]². */
+bool axb_sem_inside(const axb_elem_shape *g, double s, double z, double tol, double *xi, double *eta);
+
+/** Lagrange basis weights w[k] = ℓ_k(x) for the n points pts. */
+void axb_lagrange_weights(const double *pts, int n, double x, double *w);
+
+/** Collocation points and derivative matrix in ξ of an element: GLJ/G1 on axis elements,
+ *  GLL/G2 otherwise (η always uses GLL/G2). */
+void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const double **dxi);
+
+/**
+ * Strain (Voigt [ss, φφ, zz, φz, sz, sφ]) at all collocation points of one element from its
+ * displacement, exactly as Instaseis' sem_derivatives.f90 computes it. @p u holds the stored
+ * components u[c][i][j][t] for c = 0..2 (disp_s, disp_p, disp_z; disp_p zero for monopole runs).
+ * @p out receives E[6][i][j][t]. @p work needs 6·np1²·nt doubles. For dipole runs the sign
+ * flip Instaseis applies after interpolation (E3, E5 · −1) is NOT applied here.
+ */
+void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc,
+                    int64_t nt, const double *u, double *out, double *work);
+
+/** Σ_ij wxi[i] weta[j] f[i][j][t] for every t: one component interpolated to (ξ, η). */
+void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi,
+                         const double *weta, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

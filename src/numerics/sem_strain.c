@@ -1,0 +1,140 @@
+/* Strain from displacement at the collocation points of one element, following Instaseis'
+ * sem_derivatives.f90 term by term (same sums in the same order), so results agree with it to
+ * rounding. Fields are f[i][j][t] with t contiguous: every inner loop runs over samples. */
+#include <string.h>
+
+#include "axibulk/sem.h"
+
+typedef struct elem_ctx {
+    int np1;
+    int64_t nt;
+    const double *dxi;          /* Dξ[i][k]: G1 (axis) or G2, as stored */
+    const double *g2;           /* G2[j][k] */
+    double ij[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1][2][2];
+    double s[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1];
+    bool axis;
+} elem_ctx;
+
+#define F(base, i, j) ((base) + ((int64_t)(i) * c->np1 + (j)) * c->nt)
+
+/* ∂s f and ∂z f at every collocation point. */
+static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
+{
+    const int n = c->np1;
+    const int64_t nt = c->nt;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double *m1 = F(ds, i, j), *m2 = F(dz, i, j);
+            memset(m1, 0, (size_t)nt * sizeof *m1);
+            memset(m2, 0, (size_t)nt * sizeof *m2);
+            for (int k = 0; k < n; k++) {
+                const double a = c->dxi[i * n + k], b = c->g2[j * n + k];
+                const double *fk = F(f, k, j), *fi = F(f, i, k);
+                for (int64_t t = 0; t < nt; t++) {
+                    m1[t] += a * fk[t];
+                    m2[t] += b * fi[t];
+                }
+            }
+            const double a11 = c->ij[i][j][0][0], a21 = c->ij[i][j][1][0];
+            const double a12 = c->ij[i][j][0][1], a22 = c->ij[i][j][1][1];
+            for (int64_t t = 0; t < nt; t++) {
+                const double x1 = m1[t], x2 = m2[t];
+                m1[t] = a11 * x1 + a21 * x2;
+                m2[t] = a12 * x1 + a22 * x2;
+            }
+        }
+}
+
+/* f / s; on the axis (i = 0 of axis elements, s = 0) L'Hôpital: ∂s f there. */
+static void over_s(const elem_ctx *c, const double *f, double *out)
+{
+    const int n = c->np1;
+    const int64_t nt = c->nt;
+    for (int i = c->axis ? 1 : 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const double s = c->s[i][j];
+            const double *src = F(f, i, j);
+            double *dst = F(out, i, j);
+            for (int64_t t = 0; t < nt; t++) dst[t] = src[t] / s;
+        }
+    if (!c->axis) return;
+    for (int j = 0; j < n; j++) {
+        const double a11 = c->ij[0][j][0][0], a21 = c->ij[0][j][1][0];
+        double *dst = F(out, 0, j);
+        for (int64_t t = 0; t < nt; t++) {
+            double x1 = 0, x2 = 0;
+            for (int k = 0; k < n; k++) {
+                x1 += c->dxi[k] * F(f, k, j)[t];
+                x2 += c->g2[j * n + k] * F(f, 0, k)[t];
+            }
+            dst[t] = a11 * x1 + a21 * x2;
+        }
+    }
+}
+
+static void lincomb(const elem_ctx *c, double a, const double *x, double b, const double *y, double *out)
+{
+    const int64_t len = (int64_t)c->np1 * c->np1 * c->nt;
+    for (int64_t q = 0; q < len; q++) out[q] = a * x[q] + b * y[q];
+}
+
+void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc,
+                    int64_t nt, const double *u, double *out, double *work)
+{
+    elem_ctx ctx, *c = &ctx;
+    const double *xi_pts;
+    c->np1 = m->npol + 1;
+    c->nt = nt;
+    c->axis = axis;
+    axb_sem_xi_basis(m, axis, &xi_pts, &c->dxi);
+    c->g2 = m->G2;
+    for (int i = 0; i < c->np1; i++)
+        for (int j = 0; j < c->np1; j++) {
+            double z;
+            axb_sem_inv_jacobian(g, xi_pts[i], m->gll[j], c->ij[i][j]);
+            axb_sem_map(g, xi_pts[i], m->gll[j], &c->s[i][j], &z);
+        }
+    const int64_t fl = (int64_t)c->np1 * c->np1 * nt;
+    const double *u1 = u, *u2 = u + fl, *u3 = u + 2 * fl;
+    double *E[6], *w[6];
+    for (int k = 0; k < 6; k++) {
+        E[k] = out + k * fl;
+        w[k] = work + k * fl;
+    }
+    if (exc == AXB_EXC_MONOPOLE) {
+        gradient(c, u1, E[0], w[0]);            /* E0 = ∂s u1, w0 = ∂z u1 */
+        gradient(c, u3, w[1], E[2]);            /* w1 = ∂s u3, E2 = ∂z u3 */
+        over_s(c, u1, E[1]);
+        lincomb(c, 0.5, w[0], 0.5, w[1], E[4]);
+        memset(E[3], 0, (size_t)fl * sizeof(double));
+        memset(E[5], 0, (size_t)fl * sizeof(double));
+        return;
+    }
+    if (exc == AXB_EXC_DIPOLE) {
+        /* the solver's dipole fields are u± : u_s = u1 + u2, u_φ = u1 − u2 */
+        lincomb(c, 1, u1, 1, u2, w[0]);
+        gradient(c, w[0], E[0], w[1]);          /* E0 = ∂s(u1+u2), w1 = ∂z(u1+u2) */
+        gradient(c, u3, w[2], E[2]);            /* w2 = ∂s u3, E2 = ∂z u3 */
+        lincomb(c, 0.5, w[1], 0.5, w[2], E[4]);
+        lincomb(c, 1, u1, -1, u2, w[0]);
+        gradient(c, w[0], w[3], w[4]);          /* w3 = ∂s(u1−u2), w4 = ∂z(u1−u2) */
+        over_s(c, u3, w[5]);
+        lincomb(c, -0.5, w[5], -0.5, w[4], E[3]);
+        over_s(c, u2, w[5]);
+        lincomb(c, 2, w[5], 0, w[5], E[1]);
+        lincomb(c, -1, w[5], -0.5, w[3], E[5]);
+        return;
+    }
+    /* quadpole */
+    gradient(c, u1, E[0], w[0]);                /* E0 = ∂s u1, w0 = ∂z u1 */
+    gradient(c, u2, w[1], w[2]);                /* w1 = ∂s u2, w2 = ∂z u2 */
+    gradient(c, u3, w[3], E[2]);                /* w3 = ∂s u3, E2 = ∂z u3 */
+    lincomb(c, 0.5, w[0], 0.5, w[3], E[4]);
+    lincomb(c, 1, u1, -2, u2, w[4]);
+    over_s(c, w[4], E[1]);
+    over_s(c, u3, w[5]);
+    lincomb(c, -1, w[5], -0.5, w[2], E[3]);
+    lincomb(c, 0.5, u2, -1, u1, w[4]);
+    over_s(c, w[4], w[5]);
+    lincomb(c, 1, w[5], -0.5, w[1], E[5]);
+}
