@@ -51,7 +51,7 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
 
 /**
  * Strain (Voigt [ss, φφ, zz, φz, sz, sφ]) at all collocation points of one element from its
- * displacement, exactly as Instaseis' sem_derivatives.f90 computes it. @p u holds the stored
+ * displacement with the formulas Instaseis uses (reference notes §2.7). @p u holds the stored
  * components u[c][i][j][t] for c = 0..2 (disp_s, disp_p, disp_z; disp_p zero for monopole runs).
  * @p out receives E[6][i][j][t]. @p work needs 6·np1²·nt doubles. For dipole runs the sign
  * flip Instaseis applies after interpolation (E3, E5 · −1) is NOT applied here.

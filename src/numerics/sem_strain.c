@@ -1,6 +1,6 @@
-/* Strain from displacement at the collocation points of one element, following Instaseis'
- * sem_derivatives.f90 term by term (same sums in the same order), so results agree with it to
- * rounding. Fields are f[i][j][t] with t contiguous: every inner loop runs over samples. */
+/* Strain from displacement at the collocation points of one element: the formulas of the
+ * reference notes §2.7 on the stored fields (s, φ, z), with Instaseis' derivative sums in its
+ * order, so results agree with it to rounding. Fields are f[i][j][t] with t contiguous: every inner loop runs over samples. */
 #include <string.h>
 
 #include "axibulk/sem.h"
@@ -111,18 +111,16 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
         return;
     }
     if (exc == AXB_EXC_DIPOLE) {
-        /* the solver's dipole fields are u± : u_s = u1 + u2, u_φ = u1 − u2 */
-        lincomb(c, 1, u1, 1, u2, w[0]);
-        gradient(c, w[0], E[0], w[1]);          /* E0 = ∂s(u1+u2), w1 = ∂z(u1+u2) */
-        gradient(c, u3, w[2], E[2]);            /* w2 = ∂s u3, E2 = ∂z u3 */
+        /* stored fields are u_s, u_φ, u_z (reference notes §2.7 table) */
+        gradient(c, u1, E[0], w[1]);            /* E0 = ∂s u_s, w1 = ∂z u_s */
+        gradient(c, u3, w[2], E[2]);            /* w2 = ∂s u_z, E2 = ∂z u_z */
         lincomb(c, 0.5, w[1], 0.5, w[2], E[4]);
-        lincomb(c, 1, u1, -1, u2, w[0]);
-        gradient(c, w[0], w[3], w[4]);          /* w3 = ∂s(u1−u2), w4 = ∂z(u1−u2) */
+        gradient(c, u2, w[3], w[4]);            /* w3 = ∂s u_φ, w4 = ∂z u_φ */
         over_s(c, u3, w[5]);
         lincomb(c, -0.5, w[5], -0.5, w[4], E[3]);
-        over_s(c, u2, w[5]);
-        lincomb(c, 2, w[5], 0, w[5], E[1]);
-        lincomb(c, -1, w[5], -0.5, w[3], E[5]);
+        lincomb(c, 1, u1, -1, u2, w[0]);
+        over_s(c, w[0], E[1]);                  /* E1 = (u_s − u_φ)/s */
+        lincomb(c, -0.5, E[1], -0.5, w[3], E[5]);
         return;
     }
     /* quadpole */

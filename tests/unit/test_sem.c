@@ -194,13 +194,8 @@ static void test_strain(check_ctx *T, bool axis)
                     axb_sem_map(&g, xp[i], GLL[j], &s, &z);
                     double us = a * s * s, up = a * s * z, uz = a * s * z * z;
                     int64_t q = (i * 5 + j) * nt + t;
-                    if (exc == AXB_EXC_DIPOLE) { /* stored u± with u_s = u1 + u2, u_φ = u1 − u2 */
-                        u[q] = (us + up) / 2;
-                        u[fl + q] = (us - up) / 2;
-                    } else {
-                        u[q] = us;
-                        u[fl + q] = exc == AXB_EXC_MONOPOLE ? 0 : up;
-                    }
+                    u[q] = us;
+                    u[fl + q] = exc == AXB_EXC_MONOPOLE ? 0 : up;
                     u[2 * fl + q] = uz;
                 }
         axb_sem_strain(&m, &g, axis, (axb_excitation)exc, nt, u, E, w);
