@@ -26,6 +26,9 @@ typedef struct axb_opt {
 axb_status axb_opts_parse(const axb_opt *opts, int argc, char **argv, const char **pos, int maxpos,
                           int *npos, bool *help, axb_error *err);
 void axb_opts_print(FILE *out, const axb_opt *opts);
+/* Sets option @p name (long name) from text, as a job file does: flags take true/false/yes/no.
+ * Unknown names are AXB_ERR_ARG. */
+axb_status axb_opts_apply(const axb_opt *opts, const char *name, const char *value, axb_error *err);
 
 typedef struct axb_cmd_env {
     MPI_Comm comm;
@@ -36,5 +39,6 @@ typedef struct axb_cmd_env {
 typedef axb_status (*axb_cmd_fn)(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 
 axb_status axb_cmd_info(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
+axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 
 #endif

@@ -103,3 +103,16 @@ void axb_opts_print(FILE *out, const axb_opt *opts)
     }
     fprintf(out, "  %-28s %s\n", "-h, --help", "show this help and exit");
 }
+
+axb_status axb_opts_apply(const axb_opt *opts, const char *name, const char *value, axb_error *err)
+{
+    const axb_opt *o = find_long(opts, name, strlen(name));
+    AXB_CHECK(err, o, AXB_ERR_ARG, "unknown option '%s'", name);
+    if (o->kind != AXB_OPT_FLAG) return set_value(o, value, err);
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcmp(value, yes[i])) return *(bool *)o->target = true, AXB_OK;
+        if (!strcmp(value, no[i])) return *(bool *)o->target = false, AXB_OK;
+    }
+    return axb_error_set(err, AXB_ERR_ARG, "%s: '%s' is not true or false", name, value);
+}
