@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "axibulk/mesh.h"
 #include "axibulk/status.h"
 
 #ifdef __cplusplus
@@ -33,8 +34,6 @@ extern "C" {
 
 /** Longest path axibulk stores for a database file. */
 #define AXB_PATH_MAX 1024
-/** Largest polynomial order supported (AxiSEM uses 4). */
-#define AXB_NPOL_MAX 8
 
 /** Reciprocal: sources anywhere, receiver at the DB pole. Forward: source at the pole. */
 typedef enum axb_db_kind { AXB_DB_RECIPROCAL = 0, AXB_DB_FORWARD = 1 } axb_db_kind;
@@ -59,12 +58,6 @@ typedef enum axb_sim {
     AXB_SIM_MXY_MXX_M_MYY,   /**< forward: m_tt - m_pp, m_tp (quadpole) */
     AXB_NSIM
 } axb_sim;
-
-typedef enum axb_excitation {
-    AXB_EXC_MONOPOLE = 0,
-    AXB_EXC_DIPOLE,
-    AXB_EXC_QUADPOLE
-} axb_excitation;
 
 /** Collective (all ranks of the DB communicator call, each with its own selection, possibly
  *  empty) or independent MPI-IO for the data reads. */
@@ -114,24 +107,6 @@ typedef struct axb_db_info {
     int64_t file_bytes[4];
     int64_t total_bytes;
 } axb_db_info;
-
-/** The mesh, as stored. Element arrays are empty for strain_only databases (has_elements false).
- *  sem[(e*(npol+1) + j)*(npol+1) + i] is the GLL point at xi-index i, eta-index j of element e. */
-typedef struct axb_mesh {
-    int npol;
-    int64_t nelem, npoints;
-    bool has_elements;
-    int32_t *sem;                  /**< [nelem][npol+1][npol+1] point indices (0-based) */
-    int32_t *fem;                  /**< [nelem][4] corner point indices, counter-clockwise */
-    int32_t *eltype;               /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
-    int32_t *axis;                 /**< [nelem] 1 if the element touches the symmetry axis */
-    double *mp_s, *mp_z;           /**< [nelem] element mid points */
-    float *s, *z, *mu;             /**< [npoints] coordinates and shear modulus of stored points */
-    double gll[AXB_NPOL_MAX + 1];  /**< GLL points */
-    double glj[AXB_NPOL_MAX + 1];  /**< GLJ(0,1) points used in xi on axis elements */
-    double G1[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLJ derivative matrix, as stored */
-    double G2[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLL derivative matrix, as stored */
-} axb_mesh;
 
 /** Counters of data reads issued by this rank (metadata reads are not counted). */
 typedef struct axb_io_stats {

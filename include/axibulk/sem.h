@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "axibulk/db.h"
+#include "axibulk/mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
