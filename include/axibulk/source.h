@@ -114,6 +114,24 @@ AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_sour
 AXB_NODISCARD axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt,
                                              double trise_min, axb_source_list *out, axb_error *err);
 
+/* ---- finite sources and sliprates (src/numerics/source_math.c) ---- */
+
+/** Divides the sliprate by its trapezoidal integral (Instaseis' normalize_sliprate: numpy.trapz
+ *  with spacing src->dt). Fails with AXB_ERR_RANGE when the integral is 0 or not finite, and with
+ *  AXB_ERR_ARG when there is no sliprate. */
+AXB_NODISCARD axb_status axb_source_normalize_sliprate(axb_source *src, axb_error *err);
+
+/** Total scalar moment of a finite source: Σ M0 of its moment sources (FiniteSource.M0). */
+double axb_source_list_m0(const axb_source_list *l);
+
+/** Index of the hypocentre (FiniteSource.find_hypocenter): the source with the smallest
+ *  time_shift, the first one on ties; sources whose time_shift is NAN are passed over. -1 if no
+ *  source has a time shift. The epicentre has the same latitude and longitude. */
+int64_t axb_source_list_hypocentre(const axb_source_list *l);
+
+/** Rupture duration: max − min time_shift over the sources that have one (0 if none). */
+double axb_source_list_rupture_duration(const axb_source_list *l);
+
 #ifdef __cplusplus
 }
 #endif
