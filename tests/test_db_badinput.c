@@ -130,6 +130,19 @@ int main(int argc, char **argv)
         CHECK(&T, strchr(err.msg, '\n') == NULL);
         if (T.rank == 0 && getenv("AXB_TEST_VERBOSE")) printf("%-15s %s\n", c->name, err.msg);
     }
+    /* an error object left over from a failure must not make the next open fail */
+    {
+        char good[700];
+        snprintf(good, sizeof good, "%s/good", root);
+        int ok = 1;
+        if (T.rank == 0) ok = minidb_write(good, &bwd) == 0;
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        axb_error err = AXB_ERROR_INIT;
+        axb_db *db = NULL;
+        CHECK(&T, axb_db_open(MPI_COMM_WORLD, "/nonexistent/db", &db, &err) != AXB_OK);
+        CHECK_MSG(&T, ok && axb_db_open(MPI_COMM_WORLD, good, &db, &err) == AXB_OK, "reused error: %s", err.msg);
+        axb_db_close(&db);
+    }
     test_remove_dir(MPI_COMM_WORLD, root);
     int f = T.failed, p = T.passed;
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -54,17 +54,20 @@ static int bcast_bytes(void *buf, int64_t nbytes, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-static axb_status bcast_error(axb_error *err, int rank, MPI_Comm comm)
+/* Shares rank 0's outcome. The status is passed explicitly: err->code may be left over from an
+ * earlier failure when the caller reuses its error object. */
+static axb_status bcast_status(axb_status st, axb_error *err, int rank, MPI_Comm comm)
 {
     axb_error e = *err;
+    e.code = st;
     if (MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, 0, comm) != MPI_SUCCESS)
         return axb_error_set(err, AXB_ERR_MPI, "broadcast of the open status failed");
-    if (rank != 0 && e.code != AXB_OK) {
-        /* Every rank carries the message, but only the rank that saw the cause reports it. */
-        *err = e;
-        err->code = AXB_ERR_REMOTE;
-    }
-    return err->code;
+    if (rank == 0) return st;
+    if (e.code == AXB_OK) return AXB_OK;
+    /* Every rank carries the message, but only the rank that saw the cause reports it. */
+    *err = e;
+    err->code = AXB_ERR_REMOTE;
+    return AXB_ERR_REMOTE;
 }
 
 static axb_status share_metadata(axb_db *db, axb_error *err)
@@ -155,8 +158,7 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     }
     if (MPI_Bcast(&layout, 1, MPI_INT, 0, db->comm) != MPI_SUCCESS)
         st = axb_error_set(err, AXB_ERR_MPI, "broadcast failed");
-    if (!st) st = bcast_error(err, db->rank, db->comm);
-    else bcast_error(err, db->rank, db->comm);
+    st = bcast_status(st, err, db->rank, db->comm);
     if (!st) {
         db->ops = layouts[layout];
         st = agree(db->comm, share_metadata(db, err), err);
