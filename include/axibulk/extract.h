@@ -1,0 +1,104 @@
+/**
+ * @file extract.h
+ * @brief Seismograms from a wavefield database with Instaseis' algorithm (reference notes §2–3).
+ *
+ * Plan/execute split: axb_extract_plan_create does every costly setup once (KD-tree over the
+ * mesh, time window, FFTW plans for STF reconvolution, buffers); axb_extract_pairs then computes
+ * any number of seismograms. Within one call each element (or stored point) is read once and its
+ * strain or displacement computed once, whatever the number of pairs that need it.
+ *
+ * The plan reads with independent MPI-IO and is used by one rank (each rank makes its own plan).
+ * The database must outlive the plan.
+ */
+#ifndef AXIBULK_EXTRACT_H
+#define AXIBULK_EXTRACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "axibulk/db.h"
+#include "axibulk/source.h"
+#include "axibulk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum axb_kind {
+    AXB_KIND_DISPLACEMENT = 0,
+    AXB_KIND_VELOCITY = 1,
+    AXB_KIND_ACCELERATION = 2
+} axb_kind;
+
+typedef struct axb_extract_opts {
+    char components[8];         /**< subset of "ZNERT" in output order; "" = database default */
+    axb_kind kind;
+    double dt;                  /**< output sampling (s); 0 = the database's */
+    int kernelwidth;            /**< Lanczos kernel half-width a (samples of the database dt) */
+    bool remove_source_shift;   /**< start at the origin time (drop samples before the STF peak) */
+    bool reconvolve_stf;        /**< convolve with each source's own sliprate (excludes the above) */
+    int64_t batch_mb;           /**< element data read per batch (MB); bounds memory */
+} axb_extract_opts;
+
+/** Instaseis' defaults: database components, displacement, no resampling, kernel width 12,
+ *  source shift removed. */
+#define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_KIND_DISPLACEMENT, 0.0, 12, true, false, 256}
+
+/** Parses "displacement" / "velocity" / "acceleration". */
+AXB_NODISCARD axb_status axb_kind_parse(const char *s, axb_kind *kind, axb_error *err);
+const char *axb_kind_name(axb_kind kind);
+const char *axb_kind_units(axb_kind kind);
+
+typedef struct axb_extract_plan axb_extract_plan;
+
+/** A source–receiver pair by reference (cross products need no copies). */
+typedef struct axb_pair_ref {
+    const axb_source *src;
+    const axb_receiver *rec;
+} axb_pair_ref;
+
+AXB_NODISCARD axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts,
+                                                 axb_extract_plan **plan, axb_error *err);
+void axb_extract_plan_destroy(axb_extract_plan **plan);
+
+/** Output geometry of the plan. */
+const char *axb_extract_components(const axb_extract_plan *plan);
+int axb_extract_ncomp(const axb_extract_plan *plan);
+int64_t axb_extract_npts(const axb_extract_plan *plan);
+double axb_extract_dt(const axb_extract_plan *plan);
+/** Time of the first sample minus the source's origin time (s). */
+double axb_extract_start_offset(const axb_extract_plan *plan);
+
+/**
+ * Seismograms of n pairs: out + k·ncomp·npts receives pair k's traces [component][sample] in SI
+ * units (m, m/s, m/s²). Any failure (a depth or distance outside the database, a force source on
+ * a strain-only database, ...) names the pair (0-based index) and the problem.
+ */
+AXB_NODISCARD axb_status axb_extract_pairs(axb_extract_plan *plan, int64_t n,
+                                           const axb_pair_ref *pairs, double *out, axb_error *err);
+
+/**
+ * A finite source (reciprocal databases): the sum over the n point sources, each reconvolved
+ * with its own sliprate (at the database dt) and delayed by its time_shift, as Instaseis'
+ * get_seismograms_finite_source. The plan must be made with reconvolve_stf = true and
+ * remove_source_shift = false; out receives [component][sample], sample 0 at the origin time.
+ */
+AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n,
+                                            const axb_source *subfaults, const axb_receiver *rec,
+                                            double *out, axb_error *err);
+
+/** Where a pair falls in the database mesh: the element (displ_only) or stored point
+ *  (strain_only), and its reference coordinates. For diagnostics and tests. */
+AXB_NODISCARD axb_status axb_extract_where(const axb_extract_plan *plan, const axb_pair_ref *pair,
+                                           int64_t *id, double *xi, double *eta, axb_error *err);
+
+/** Counters since the plan was made: pairs computed, elements (or points) read. */
+typedef struct axb_extract_stats {
+    int64_t pairs, elements_read;
+} axb_extract_stats;
+void axb_extract_get_stats(const axb_extract_plan *plan, axb_extract_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

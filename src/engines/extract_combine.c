@@ -1,0 +1,234 @@
+/* From element (or point) data to the raw traces of one pair: strain or displacement at the
+ * collocation points (once per element), interpolation to (ξ, η), and the source combinations
+ * of reference notes §2.8–2.11, at the database sampling. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "axibulk/geometry.h"
+#include "axibulk/sem.h"
+#include "engines/extract_internal.h"
+
+static void block_to_double(const axb_extract_plan *p, const float *block, int var, double *dst)
+{
+    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
+    const float *src = block + var * fl;
+    for (int64_t q = 0; q < fl; q++) dst[q] = src[q];
+}
+
+/* Strain of PX and/or PZ at all collocation points of the element (displ_only, moment tensors). */
+static void element_strain(axb_extract_plan *p, axb_elem_state *es)
+{
+    const axb_db_info *in = p->info;
+    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
+    axb_elem_shape g;
+    axb_sem_shape(p->mesh, es->elem, &g);
+    const bool axis = p->mesh->axis[es->elem] != 0;
+    if (p->need_px) {
+        const int o = in->var_offset[AXB_SIM_PX];
+        for (int c = 0; c < 3; c++) block_to_double(p, es->block, o + c, p->u + c * fl);
+        axb_sem_strain(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], p->nt, p->u, p->strain_x, p->strain_work);
+    }
+    if (p->need_pz) {
+        const int o = in->var_offset[AXB_SIM_PZ];
+        block_to_double(p, es->block, o, p->u);
+        memset(p->u + fl, 0, (size_t)fl * sizeof(double));
+        block_to_double(p, es->block, o + 1, p->u + 2 * fl);
+        axb_sem_strain(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], p->nt, p->u, p->strain_z, p->strain_work);
+    }
+    es->have_strain = true;
+}
+
+static void element_displ(axb_extract_plan *p, axb_elem_state *es)
+{
+    for (int v = 0; v < p->info->nvars; v++)
+        block_to_double(p, es->block, v, p->displ + (int64_t)v * p->np1 * p->np1 * p->nt);
+    es->have_displ = true;
+}
+
+/* Interpolation weights of (ξ, η) in the element's basis. */
+static void weights(const axb_extract_plan *p, int64_t elem, const axb_loc *loc, double *wxi, double *weta)
+{
+    const double *xi_pts, *dxi;
+    axb_sem_xi_basis(p->mesh, p->mesh->axis[elem] != 0, &xi_pts, &dxi);
+    axb_lagrange_weights(xi_pts, p->np1, loc->xi, wxi);
+    axb_lagrange_weights(p->mesh->gll, p->np1, loc->eta, weta);
+}
+
+/* Writes component c of the pair: the trace for letter comp. */
+static double *comp_out(const axb_extract_plan *p, double *raw, char comp)
+{
+    const char *q = strchr(p->comps, comp);
+    return q ? raw + (q - p->comps) * p->nt : NULL;
+}
+
+/* Moment tensor on a reciprocal database (§2.9), from Voigt strain of PZ (ez) and PX (ex). */
+static void combine_mt(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
+                       const axb_loc *loc, const double *ez, const double *ex, double *raw)
+{
+    const int64_t nt = p->nt;
+    double m[6];
+    axb_geo_tensor_to_db_frame(src->m, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, m);
+    for (int k = 0; k < 6; k++) m[k] /= p->info->amplitude;
+    double *Z = comp_out(p, raw, 'Z');
+    if (Z)
+        for (int64_t t = 0; t < nt; t++)
+            Z[t] = m[0] * ez[t] + m[1] * ez[nt + t] + m[2] * ez[2 * nt + t] + 2 * m[4] * ez[4 * nt + t];
+    if (!p->need_px) return;
+    double *N = comp_out(p, raw, 'N'), *E = comp_out(p, raw, 'E'), *R = comp_out(p, raw, 'R'),
+           *T = comp_out(p, raw, 'T');
+    const double c = cos(loc->phi), s = sin(loc->phi);
+    for (int64_t t = 0; t < nt; t++) {
+        const double A = m[0] * ex[t] + m[1] * ex[nt + t] + m[2] * ex[2 * nt + t] + 2 * m[4] * ex[4 * nt + t];
+        const double B = 2 * m[3] * ex[3 * nt + t] + 2 * m[5] * ex[5 * nt + t];
+        if (R) R[t] = -A;
+        if (T) T[t] = B;
+        if (N) N[t] = -(A * c - B * s);
+        if (E) E[t] = A * s + B * c;
+    }
+}
+
+/* Interpolates the six strain components of one run; dipole runs get Instaseis' sign flip. */
+static void interp_strain(const axb_extract_plan *p, const double *strain, const double *wxi,
+                          const double *weta, bool flip, double *out)
+{
+    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
+    for (int k = 0; k < 6; k++) axb_sem_interpolate(p->np1, p->nt, strain + k * fl, wxi, weta, out + k * p->nt);
+    if (flip)
+        for (int64_t t = 0; t < p->nt; t++) {
+            out[3 * p->nt + t] = -out[3 * p->nt + t];
+            out[5 * p->nt + t] = -out[5 * p->nt + t];
+        }
+}
+
+/* Stored strain at a point of a strain-only run in Voigt order (§2.8). */
+static void point_strain(const axb_extract_plan *p, const float *point, int run_off, double *out)
+{
+    const int64_t nt = p->nt;
+    const float *dsus = point + (run_off + 0) * nt, *dsuz = point + (run_off + 1) * nt,
+                *dpup = point + (run_off + 2) * nt, *dsup = point + (run_off + 3) * nt,
+                *dzup = point + (run_off + 4) * nt, *tr = point + (run_off + 5) * nt;
+    for (int64_t t = 0; t < nt; t++) {
+        out[t] = dsus[t];
+        out[nt + t] = dpup[t];
+        out[2 * nt + t] = (double)tr[t] - dsus[t] - dpup[t];
+        out[3 * nt + t] = -(double)dzup[t];
+        out[4 * nt + t] = dsuz[t];
+        out[5 * nt + t] = -(double)dsup[t];
+    }
+}
+
+/* Force on a reciprocal database (§2.10), from interpolated displacement of PZ (s, z) and PX. */
+static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
+                          const axb_loc *loc, const double *wxi, const double *weta, double *raw)
+{
+    const axb_db_info *in = p->info;
+    const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
+    double f[3];
+    axb_geo_force_to_db_frame(src->f, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, f);
+    for (int k = 0; k < 3; k++) f[k] /= in->amplitude;
+    double *us = p->strain_work, *up = us + nt, *uz = up + nt; /* scratch: 3 traces */
+    double *Z = comp_out(p, raw, 'Z');
+    if (Z) {
+        const int o = in->var_offset[AXB_SIM_PZ];
+        axb_sem_interpolate(p->np1, nt, p->displ + o * fl, wxi, weta, us);
+        axb_sem_interpolate(p->np1, nt, p->displ + (o + 1) * fl, wxi, weta, uz);
+        for (int64_t t = 0; t < nt; t++) Z[t] = us[t] * f[0] + uz[t] * f[2];
+    }
+    if (!p->need_px) return;
+    const int o = in->var_offset[AXB_SIM_PX];
+    axb_sem_interpolate(p->np1, nt, p->displ + o * fl, wxi, weta, us);
+    axb_sem_interpolate(p->np1, nt, p->displ + (o + 1) * fl, wxi, weta, up);
+    axb_sem_interpolate(p->np1, nt, p->displ + (o + 2) * fl, wxi, weta, uz);
+    double *N = comp_out(p, raw, 'N'), *E = comp_out(p, raw, 'E'), *R = comp_out(p, raw, 'R'),
+           *T = comp_out(p, raw, 'T');
+    const double c = cos(loc->phi), s = sin(loc->phi);
+    for (int64_t t = 0; t < nt; t++) {
+        /* R keeps Instaseis' sign for forces (opposite to moment tensors, notes §2.10) */
+        const double r = us[t] * f[0] + uz[t] * f[2], tt = up[t] * f[1];
+        if (R) R[t] = r;
+        if (T) T[t] = tt;
+        if (N) N[t] = -(c * r - s * tt);
+        if (E) E[t] = s * r + c * tt;
+    }
+}
+
+/* Moment tensor on a forward database (§2.11). */
+static void combine_forward(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
+                            const axb_loc *loc, const double *wxi, const double *weta, double *raw)
+{
+    const axb_db_info *in = p->info;
+    const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
+    double m[6];
+    for (int k = 0; k < 6; k++) m[k] = src->m[k] / in->amplitude;
+    const double cp = cos(loc->phi), sp = sin(loc->phi), c2 = cos(2 * loc->phi), s2 = sin(2 * loc->phi);
+    const double a1 = m[3] * cp + m[4] * sp, a2 = -m[3] * sp + m[4] * cp;
+    const double b1 = (m[1] - m[2]) * c2 + 2 * m[5] * s2, b2 = -(m[1] - m[2]) * s2 + 2 * m[5] * c2;
+    /* weights of the ten stored variables in u_s, u_φ, u_z (variable order of axb_sim) */
+    const double ws[10] = {m[0], 0, m[1] + m[2], 0, a1, 0, 0, b1, 0, 0};
+    const double wp[10] = {0, 0, 0, 0, 0, a2, 0, 0, b2, 0};
+    const double wz[10] = {0, m[0], 0, m[1] + m[2], 0, 0, a1, 0, 0, b1};
+    double *us = p->strain_work, *up = us + nt, *uz = up + nt, *tmp = uz + nt;
+    memset(us, 0, 3 * (size_t)nt * sizeof *us);
+    for (int v = 0; v < 10; v++) {
+        if (ws[v] == 0 && wp[v] == 0 && wz[v] == 0) continue;
+        axb_sem_interpolate(p->np1, nt, p->displ + v * fl, wxi, weta, tmp);
+        for (int64_t t = 0; t < nt; t++) {
+            us[t] += ws[v] * tmp[t];
+            up[t] += wp[v] * tmp[t];
+            uz[t] += wz[v] * tmp[t];
+        }
+    }
+    double P[3][3];
+    axb_geo_forward_nez(src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, P);
+    const double col = atan2(loc->s, loc->z), cc = cos(col), sc = sin(col);
+    double *out[5];
+    const char *letters = "NEZRT";
+    for (int k = 0; k < 5; k++) out[k] = comp_out(p, raw, letters[k]);
+    for (int64_t t = 0; t < nt; t++) {
+        const double s = us[t], f = up[t], z = uz[t];
+        for (int k = 0; k < 3; k++)
+            if (out[k]) out[k][t] = P[k][0] * s + P[k][1] * f + P[k][2] * z;
+        if (out[3]) out[3][t] = s * cc - z * sc;
+        if (out[4]) out[4][t] = -f; /* "for consistency with reciprocal mode" */
+    }
+}
+
+axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc,
+                           axb_elem_state *es, const float *point, double *raw, axb_error *err)
+{
+    const axb_db_info *in = p->info;
+    const axb_source *src = pair->src;
+    const bool force = src->type == AXB_SRC_FORCE;
+    if (in->kind == AXB_DB_FORWARD) {
+        AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "forward databases take moment tensors only, not forces");
+        if (!es->have_displ) element_displ(p, es);
+        double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
+        weights(p, es->elem, loc, wxi, weta);
+        combine_forward(p, src, pair->rec, loc, wxi, weta, raw);
+        return AXB_OK;
+    }
+    double *ez = p->strain_work, *ex = ez + 6 * p->nt; /* interpolated strain, 12 traces */
+    if (!p->mesh->has_elements) {
+        AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED,
+                  "force sources need a displ_only database (this one is %s)", axb_dump_type_name(in->dump));
+        const int off_x = 0, off_z = in->has_sim[AXB_SIM_PX] ? 6 : 0;
+        if (p->need_pz) point_strain(p, point, off_z, ez);
+        if (p->need_px) point_strain(p, point, off_x, ex);
+        combine_mt(p, src, pair->rec, loc, ez, ex, raw);
+        return AXB_OK;
+    }
+    double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
+    weights(p, es->elem, loc, wxi, weta);
+    if (force) {
+        if (!es->have_displ) element_displ(p, es);
+        combine_force(p, src, pair->rec, loc, wxi, weta, raw);
+        return AXB_OK;
+    }
+    if (!es->have_strain) element_strain(p, es);
+    /* strain_work is free again once the element strain exists */
+    if (p->need_pz) interp_strain(p, p->strain_z, wxi, weta, false, ez);
+    if (p->need_px) interp_strain(p, p->strain_x, wxi, weta, in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE, ex);
+    combine_mt(p, src, pair->rec, loc, ez, ex, raw);
+    return AXB_OK;
+}

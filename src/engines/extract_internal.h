@@ -1,0 +1,57 @@
+/* Shared by the extraction engine's files: the plan and the location of a pair in the mesh. */
+#ifndef AXB_ENGINES_EXTRACT_INTERNAL_H
+#define AXB_ENGINES_EXTRACT_INTERNAL_H
+
+#include "axibulk/extract.h"
+#include "axibulk/kdtree.h"
+#include "axibulk/timeproc.h"
+
+struct axb_extract_plan {
+    axb_db *db;
+    const axb_db_info *info;
+    const axb_mesh *mesh;
+    axb_extract_opts opts;
+    char comps[8];
+    int ncomp;
+    bool need_px, need_pz;      /* reciprocal: runs that feed the requested components */
+    int np1;
+    int64_t nt;                 /* database samples */
+    axb_time_window win;
+    axb_time_plan *tplan;       /* Lanczos weights precomputed once */
+    axb_kdtree *tree;           /* element mid points, or stored points for strain_only */
+    axb_reconv_plan *reconv;    /* only when reconvolving */
+    /* per-element scratch, sized once */
+    double *u;                  /* [3][np1²][nt] one run's displacement */
+    double *strain_x, *strain_z;/* [6][np1²][nt] strain of PX / PZ at the collocation points */
+    double *strain_work;        /* [6][np1²][nt] */
+    double *displ;              /* [nvars][np1²][nt] all runs' displacement (force, forward) */
+    double *raw;                /* [ncomp][nt] one pair before time processing */
+    double *trace;              /* [nt] */
+    double *time_work;          /* scratch of axb_time_plan_finish */
+    axb_extract_stats stats;
+};
+
+/* Where a pair falls: element (displ_only) or stored point (strain_only), reference coordinates
+ * and the azimuth in the database frame. */
+typedef struct axb_loc {
+    int64_t id;
+    double xi, eta;
+    double s, z, phi;
+} axb_loc;
+
+axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc,
+                              axb_error *err);
+
+/* Per-element derived fields, computed lazily for the element whose block is given. */
+typedef struct axb_elem_state {
+    int64_t elem;
+    const float *block;         /* [nvars][np1][np1][nt] from the database */
+    bool have_strain, have_displ;
+} axb_elem_state;
+
+/* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose
+ * element data is in @p es (displ_only) or whose point data is @p point ([nv][nt], strain_only). */
+axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc,
+                           axb_elem_state *es, const float *point, double *raw, axb_error *err);
+
+#endif

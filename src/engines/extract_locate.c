@@ -1,0 +1,98 @@
+/* Where a source–receiver pair falls in the database: checks of §2.2, the rotation into the
+ * database frame (§2.3) and the element search (§2.4). */
+#include <math.h>
+
+#include "axibulk/geometry.h"
+#include "axibulk/sem.h"
+#include "engines/extract_internal.h"
+
+/* Radius of a point at a depth (m; NAN = at the surface). */
+static double radius_of(const axb_db_info *in, double depth)
+{
+    return isnan(depth) ? in->planet_radius : in->planet_radius - depth;
+}
+
+static axb_status check_radius(const axb_db_info *in, double depth, const char *what, axb_error *err)
+{
+    if (isnan(depth)) return AXB_OK;
+    const double r = radius_of(in, depth);
+    AXB_CHECK(err, isfinite(depth), AXB_ERR_RANGE, "%s depth is not a finite number", what);
+    AXB_CHECK(err, r >= in->min_radius, AXB_ERR_RANGE,
+              "%s too deep: depth %.1f km puts it at radius %.1f km; the database covers radii "
+              "%.1f to %.1f km", what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
+    AXB_CHECK(err, r <= in->max_radius, AXB_ERR_RANGE,
+              "%s too shallow: depth %.1f km puts it at radius %.1f km; the database covers radii "
+              "%.1f to %.1f km", what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
+    return AXB_OK;
+}
+
+static axb_status check_position(double lat, double lon, const char *what, axb_error *err)
+{
+    AXB_CHECK(err, isfinite(lat) && isfinite(lon), AXB_ERR_RANGE, "%s position is not finite", what);
+    AXB_CHECK(err, lat >= -90 && lat <= 90, AXB_ERR_RANGE, "%s latitude %g is outside -90..90", what, lat);
+    return AXB_OK;
+}
+
+static const double TOLERANCES[] = {1e-3, 1e-2, 5e-2, 8e-2};
+
+axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc,
+                              axb_error *err)
+{
+    const axb_db_info *in = p->info;
+    const axb_source *src = pair->src;
+    const axb_receiver *rec = pair->rec;
+    AXB_TRY(check_position(src->lat, src->lon, "source", err));
+    AXB_TRY(check_position(rec->lat, rec->lon, "receiver", err));
+    const bool recip = in->kind == AXB_DB_RECIPROCAL;
+    /* Reciprocal databases put the receiver at the pole (at the surface) and the source in the
+     * mesh; forward databases the reverse (their source depth is fixed). */
+    double alat, alon, adepth, blat, blon;
+    if (recip) {
+        AXB_TRY(check_radius(in, src->depth, "source", err));
+        alat = src->lat, alon = src->lon, adepth = src->depth, blat = rec->lat, blon = rec->lon;
+    } else {
+        AXB_TRY(check_radius(in, rec->depth, "receiver", err));
+        alat = rec->lat, alon = rec->lon, adepth = rec->depth, blat = src->lat, blon = src->lon;
+    }
+    const double dist = axb_geo_distance_deg(src->lat, src->lon, rec->lat, rec->lon);
+    AXB_CHECK(err, dist >= in->min_d && dist <= in->max_d, AXB_ERR_RANGE,
+              "epicentral distance %.3f deg is outside the database's %.1f..%.1f deg", dist,
+              in->min_d, in->max_d);
+    double xyz[3];
+    axb_geo_cartesian(alat, alon, radius_of(in, adepth), xyz);
+    axb_geo_rotate_frame(xyz, blon, 90.0 - blat, &loc->s, &loc->z, &loc->phi);
+
+    int64_t cand[10];
+    if (!p->mesh->has_elements) {
+        /* strain-only databases store no topology: the nearest stored point is used as is */
+        axb_kdtree_nearest(p->tree, loc->s, loc->z, 1, cand, NULL);
+        loc->id = cand[0];
+        loc->xi = loc->eta = 0;
+        return AXB_OK;
+    }
+    int nc = axb_kdtree_nearest(p->tree, loc->s, loc->z, 10, cand, NULL);
+    /* the nearest containing element at the smallest tolerance, as Instaseis searches */
+    for (size_t t = 0; t < sizeof TOLERANCES / sizeof TOLERANCES[0]; t++)
+        for (int k = 0; k < nc; k++) {
+            axb_elem_shape g;
+            axb_sem_shape(p->mesh, cand[k], &g);
+            if (axb_sem_inside(&g, loc->s, loc->z, TOLERANCES[t], &loc->xi, &loc->eta)) {
+                loc->id = cand[k];
+                return AXB_OK;
+            }
+        }
+    return axb_error_set(err, AXB_ERR_RANGE,
+                         "no element of the mesh contains the point (s, z) = (%.1f, %.1f) km", loc->s / 1e3,
+                         loc->z / 1e3);
+}
+
+axb_status axb_extract_where(const axb_extract_plan *p, const axb_pair_ref *pair, int64_t *id,
+                             double *xi, double *eta, axb_error *err)
+{
+    axb_loc loc;
+    AXB_TRY(axb_extract_locate(p, pair, &loc, err));
+    *id = loc.id;
+    *xi = loc.xi;
+    *eta = loc.eta;
+    return AXB_OK;
+}
