@@ -144,7 +144,7 @@ static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair
 {
     (void)pair;
     finite_ctx *c = vctx;
-    double shift;
+    double shift = 0;
     AXB_TRY(sliprate_ready(p, ref->src, &shift, err));
     AXB_TRY(axb_reconv_set_stf(p->reconv, ref->src->sliprate, ref->src->nsliprate, shift, err));
     for (int k = 0; k < p->ncomp; k++) {
