@@ -270,6 +270,45 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         axb_db_close(&ds);
     }
 
+    /* Green's functions against ordinary seismograms (Instaseis test_get_greens_vs_get_seismogram):
+     * Z, R, T of a general tensor rebuilt from the ten functions with Minson & Dreger (2008)
+     * eqs. (6)-(8) (z up: Mxx = m_tt, Myy = m_pp, Mzz = m_rr, Mxz = m_rt, Myz = m_rp, Mxy = m_tp);
+     * rtol 1e-3, atol 1e-10 */
+    {
+        char pd[1024];
+        snprintf(pd, sizeof pd, "%s/axisem-prem-100s/100s_db_bwd_displ_only", data_dir);
+        axb_db *dd = NULL;
+        int64_t ng = 0;
+        static double g[AXB_NGREENS * 256];
+        const double Mxx = 1e20, Myy = 0.5e20, Mzz = 0.3e20, Mxz = 0.7e20, Myz = 0.4e20, Mxy = 0.6e20;
+        const double azd = 177.0, az = azd * 3.14159265358979323846 / 180;
+        bool ok = !axb_db_open(MPI_COMM_SELF, pd, &dd, &err) &&
+                  !axb_extract_greens(dd, &def, 1000, 20, NULL, &ng, &err) && ng <= 256 &&
+                  !axb_extract_greens(dd, &def, 1000, 20, g, &ng, &err);
+        CHECK_MSG(T, ok, "greens: %s", err.msg);
+        axb_db_close(&dd);
+        axb_source gs = {.type = AXB_SRC_MOMENT, .lat = 90, .lon = 0, .depth = 1000,
+                         .m = {Mzz, Mxx, Myy, Mxz, Myz, Mxy}, .time_shift = NAN};
+        axb_receiver gr = {.lat = 70, .lon = azd, .depth = NAN};
+        axb_extract_opts ozrt = def;
+        snprintf(ozrt.components, sizeof ozrt.components, "ZRT");
+        if (ok && !run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &ozrt, &gs, &gr, false, a, &na, &err) && na == ng) {
+            const double *TSS = g, *ZSS = g + ng, *RSS = g + 2 * ng, *TDS = g + 3 * ng, *ZDS = g + 4 * ng,
+                         *RDS = g + 5 * ng, *ZDD = g + 6 * ng, *RDD = g + 7 * ng, *ZEP = g + 8 * ng, *REP = g + 9 * ng;
+            const double c2 = cos(2 * az), s2 = sin(2 * az), c1 = cos(az), s1 = sin(az);
+            for (int64_t i = 0; i < ng; i++) {
+                b[i] = Mxx * (ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) + Myy * (-ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) +
+                       Mzz * (ZDD[i] / 3 + ZEP[i] / 3) + Mxy * ZSS[i] * s2 + Mxz * ZDS[i] * c1 + Myz * ZDS[i] * s1;
+                b[ng + i] = Mxx * (RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) + Myy * (-RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) +
+                            Mzz * (RDD[i] / 3 + REP[i] / 3) + Mxy * RSS[i] * s2 + Mxz * RDS[i] * c1 + Myz * RDS[i] * s1;
+                b[2 * ng + i] = Mxx * TSS[i] / 2 * s2 - Myy * TSS[i] / 2 * s2 - Mxy * TSS[i] * c2 + Mxz * TDS[i] * s1 - Myz * TDS[i] * c1;
+            }
+            double worst;
+            CHECK_MSG(T, allclose(a, b, 3 * ng, 1e-3, 1e-10, &worst), "Green's functions vs seismograms: %g", worst);
+            if (T->rank == 0) printf("Green's functions vs seismograms             max |diff| %.2e (peak %.2e)\n", worst, peak(a, 3 * (int)ng));
+        } else CHECK_MSG(T, 0, "greens reference: %s", err.msg);
+    }
+
     /* identity resampling: dt equal to the database's, kernel width 5, reproduces BWD Z */
     axb_extract_opts oz = def;
     snprintf(oz.components, sizeof oz.components, "Z");

@@ -87,6 +87,23 @@ AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n,
                                             const axb_source *subfaults, const axb_receiver *rec,
                                             double *out, axb_error *err);
 
+/** Number of Green's functions axb_extract_greens computes. */
+#define AXB_NGREENS 10
+
+/**
+ * The ten Green's functions of Minson & Dreger (2008), Instaseis' "seiscomp" definition, for a
+ * source at @p depth (m) and a receiver @p distance (degrees) away: out + k·npts for k in the
+ * order TSS, ZSS, RSS, TDS, ZDS, RDS, ZDD, RDD, ZEP, REP (responses to unit tensors in N·m;
+ * TSS ← m_tp = −1, SS ← m_tt = 1, m_pp = −1, TDS ← m_rp = −1, DS ← m_rt = 1, DD ← m_rr = 2,
+ * m_tt = m_pp = −1, EP ← m_rr = m_tt = m_pp = 1). Needs a reciprocal database with PX and PZ.
+ * @p opts gives kind, dt, kernel width and shift removal (its components are ignored); @p npts
+ * receives the samples per trace; @p out must hold AXB_NGREENS·npts doubles (query npts first by
+ * passing out = NULL).
+ */
+AXB_NODISCARD axb_status axb_extract_greens(axb_db *db, const axb_extract_opts *opts, double depth,
+                                            double distance, double *out, int64_t *npts,
+                                            axb_error *err);
+
 /** Where a pair falls in the database mesh: the element (displ_only) or stored point
  *  (strain_only), and its reference coordinates. For diagnostics and tests. */
 AXB_NODISCARD axb_status axb_extract_where(const axb_extract_plan *plan, const axb_pair_ref *pair,
