@@ -77,6 +77,11 @@ double axb_extract_start_offset(const axb_extract_plan *plan);
 AXB_NODISCARD axb_status axb_extract_pairs(axb_extract_plan *plan, int64_t n,
                                            const axb_pair_ref *pairs, double *out, axb_error *err);
 
+/** axb_extract_pairs for a slice of a larger list: messages name pair first + k. */
+AXB_NODISCARD axb_status axb_extract_pairs_from(axb_extract_plan *plan, int64_t first, int64_t n,
+                                                const axb_pair_ref *pairs, double *out,
+                                                axb_error *err);
+
 /**
  * A finite source (reciprocal databases): the sum over the n point sources, each reconvolved
  * with its own sliprate (at the database dt) and delayed by its time_shift, as Instaseis'

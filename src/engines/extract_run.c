@@ -23,8 +23,9 @@ static int by_element(const void *a, const void *b)
 typedef axb_status (*raw_sink)(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref,
                                double *raw, void *ctx, axb_error *err);
 
-static axb_status for_each_raw(axb_extract_plan *p, int64_t n, const axb_pair_ref *pairs,
-                               raw_sink sink, void *ctx, axb_error *err)
+/* Failures are named "<what> <first + k>". */
+static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t first, int64_t n,
+                               const axb_pair_ref *pairs, raw_sink sink, void *ctx, axb_error *err)
 {
     if (n <= 0) return AXB_OK;
     located *L = malloc((size_t)n * sizeof *L);
@@ -33,7 +34,7 @@ static axb_status for_each_raw(axb_extract_plan *p, int64_t n, const axb_pair_re
     for (int64_t k = 0; k < n && !st; k++) {
         L[k].pair = k;
         st = axb_extract_locate(p, &pairs[k], &L[k].loc, err);
-        if (st) axb_error_prefix(err, "pair %lld", (long long)k);
+        if (st) axb_error_prefix(err, "%s %lld", what, (long long)(first + k));
     }
     if (st) {
         free(L);
@@ -71,7 +72,7 @@ static axb_status for_each_raw(axb_extract_plan *p, int64_t n, const axb_pair_re
             const axb_pair_ref *ref = &pairs[L[k].pair];
             st = axb_extract_raw(p, ref, &L[k].loc, &es, es.block, p->raw, err);
             if (!st) st = sink(p, L[k].pair, ref, p->raw, ctx, err);
-            if (st) axb_error_prefix(err, "pair %lld", (long long)L[k].pair);
+            if (st) axb_error_prefix(err, "%s %lld", what, (long long)(first + L[k].pair));
             p->stats.pairs++;
         }
         a = b;
@@ -128,11 +129,17 @@ static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_
     return AXB_OK;
 }
 
+axb_status axb_extract_pairs_from(axb_extract_plan *p, int64_t first, int64_t n,
+                                  const axb_pair_ref *pairs, double *out, axb_error *err)
+{
+    pairs_ctx c = {out};
+    return for_each_raw(p, "pair", first, n, pairs, finish_pair, &c, err);
+}
+
 axb_status axb_extract_pairs(axb_extract_plan *p, int64_t n, const axb_pair_ref *pairs, double *out,
                              axb_error *err)
 {
-    pairs_ctx c = {out};
-    return for_each_raw(p, n, pairs, finish_pair, &c, err);
+    return axb_extract_pairs_from(p, 0, n, pairs, out, err);
 }
 
 typedef struct finite_ctx {
@@ -174,7 +181,7 @@ axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *
     if (!st) {
         for (int64_t k = 0; k < n; k++) refs[k] = (axb_pair_ref){&sub[k], rec};
         finite_ctx c = {sum};
-        st = for_each_raw(p, n, refs, add_subfault, &c, err);
+        st = for_each_raw(p, "point source", 0, n, refs, add_subfault, &c, err);
     }
     int nder = 0;
     if (!st) st = n_derivatives(p, false, &nder, err);

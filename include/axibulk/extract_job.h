@@ -1,0 +1,59 @@
+/**
+ * @file extract_job.h
+ * @brief A whole extraction job under MPI: rows (source–receiver pairs, or a finite fault at each
+ *        receiver) shared among the ranks, computed in chunks and written collectively into one
+ *        output file (written as PATH.partial, renamed when complete).
+ */
+#ifndef AXIBULK_EXTRACT_JOB_H
+#define AXIBULK_EXTRACT_JOB_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "axibulk/extract.h"
+#include "axibulk/output.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct axb_extract_job {
+    const char *db_path;
+    axb_extract_opts opts;
+    /* Row r is sources[row_source[r]] at receivers[row_receiver[r]]; with subfaults, row r is the
+     * finite fault (all subfaults summed) at receivers[row_receiver[r]] and sources describes
+     * it (one entry). Every rank passes the same tables. */
+    int64_t nrows;
+    const axb_source *sources;
+    int64_t nsources;
+    const axb_receiver *receivers;
+    int64_t nreceivers;
+    const int64_t *row_source, *row_receiver;
+    const axb_source *subfaults;
+    int64_t nsubfaults;
+    const char *output;
+    axb_out_format format;
+    axb_precision precision;
+    bool overwrite;
+    bool progress;              /**< rank 0 reports progress on the progress stream */
+    const char *command;        /**< command line, recorded in the output (may be NULL) */
+} axb_extract_job;
+
+typedef struct axb_extract_job_result {
+    int64_t rows;
+    int ncomp;
+    char components[8];
+    int64_t npts;
+    double dt, start_offset, seconds;
+    int64_t elements_read;      /**< summed over ranks */
+} axb_extract_job_result;
+
+/** Runs the job. Collective over @p comm; every rank returns the same status. */
+AXB_NODISCARD axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
+                                             axb_extract_job_result *res, axb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,301 @@
+/* `axibulk extract`: options (command line over YAML job file), input files, and a summary; the
+ * work itself is axb_extract_job_run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axibulk/extract_job.h"
+#include "axibulk/jobfile.h"
+#include "cli/cli_internal.h"
+
+typedef struct extract_args {
+    const char *db, *pairs, *cmt, *stations, *finite, *components, *kind, *output, *precision,
+        *format, *origin_time, *job;
+    double dt;
+    long kernelwidth, batch_mb;
+    bool no_remove_shift, reconvolve, force, quiet;
+} extract_args;
+
+static const char extract_help[] =
+    "usage: axibulk extract --db DB (--pairs FILE | --cmt FILE --stations FILE |\n"
+    "                        --finite FILE --stations FILE) -o OUT.h5 [options]\n"
+    "       axibulk extract --job FILE.yaml [options]\n"
+    "\n"
+    "Computes seismograms from an AxiSEM database with Instaseis' algorithm, for explicit\n"
+    "source-receiver pairs, for every source at every station (cross product), or for a finite\n"
+    "fault at every station, and writes them to one HDF5 file. Run it under MPI to share the\n"
+    "rows among ranks. Latitudes in files are geographic (converted to geocentric) except in\n"
+    "pairs files, which are geocentric. See docs/cli.md and docs/file-formats.md.\n"
+    "\n"
+    "options:\n";
+
+static void set_options(extract_args *a, axb_opt *o)
+{
+    const axb_opt table[] = {
+        {"db", 0, AXB_OPT_STRING, &a->db, "DIR", "the database (folder, or merged_output.nc4)"},
+        {"pairs", 0, AXB_OPT_STRING, &a->pairs, "FILE", "source-receiver pairs, one per line"},
+        {"cmt", 0, AXB_OPT_STRING, &a->cmt, "FILE", "sources: CMTSOLUTION or QuakeML (with --stations)"},
+        {"stations", 0, AXB_OPT_STRING, &a->stations, "FILE", "receivers: STATIONS or StationXML"},
+        {"finite", 0, AXB_OPT_STRING, &a->finite, "FILE", "a finite fault: SRF (.srf) or USGS (.param)"},
+        {"components", 0, AXB_OPT_STRING, &a->components, "ZNERT", "components in output order (default: the database's)"},
+        {"kind", 0, AXB_OPT_STRING, &a->kind, "KIND", "displacement (default), velocity or acceleration"},
+        {"dt", 0, AXB_OPT_DOUBLE, &a->dt, "S", "output sample interval (<= the database's; Lanczos resampling)"},
+        {"kernelwidth", 0, AXB_OPT_INT, &a->kernelwidth, "N", "Lanczos kernel half-width (default 12)"},
+        {"no-remove-source-shift", 0, AXB_OPT_FLAG, &a->no_remove_shift, NULL, "keep the samples before the source time function's peak"},
+        {"reconvolve-stf", 0, AXB_OPT_FLAG, &a->reconvolve, NULL, "reconvolve with the sources' own slip rates (implied by --finite)"},
+        {"origin-time", 0, AXB_OPT_STRING, &a->origin_time, "TIME", "origin time of pairs-file sources (ISO 8601; default 1970-01-01T00:00:00)"},
+        {"output", 'o', AXB_OPT_STRING, &a->output, "FILE", "output HDF5 file"},
+        {"format", 0, AXB_OPT_STRING, &a->format, "FMT", "bulk (default) or asdf"},
+        {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
+        {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
+        {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
+        {"quiet", 'q', AXB_OPT_FLAG, &a->quiet, NULL, "no progress messages"},
+        {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
+        {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
+    };
+    memcpy(o, table, sizeof table);
+}
+#define NOPTS 20
+
+/* Applies a job file: its keys are option names; "remove-source-shift: false" is accepted too. */
+static axb_status apply_job(const axb_job *job, const char *path, const axb_opt *opts, axb_error *err)
+{
+    for (int i = 0; i < job->n; i++) {
+        const axb_job_entry *e = &job->e[i];
+        axb_status st;
+        if (!strcmp(e->key, "job")) st = axb_error_set(err, AXB_ERR_ARG, "a job file cannot name another job file");
+        else if (!strcmp(e->key, "remove-source-shift")) {
+            bool keep;
+            axb_opt one[2] = {{"remove-source-shift", 0, AXB_OPT_FLAG, &keep, NULL, ""}, {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL}};
+            st = axb_opts_apply(one, e->key, e->value, err);
+            if (!st) st = axb_opts_apply(opts, "no-remove-source-shift", keep ? "false" : "true", err);
+        } else
+            st = axb_opts_apply(opts, e->key, e->value, err);
+        if (st) return axb_error_prefix(err, "%s:%d", path, e->line);
+    }
+    return AXB_OK;
+}
+
+static bool looks_like_xml(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    int c;
+    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF) {
+    }
+    fclose(f);
+    return c == '<';
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+typedef struct inputs {
+    axb_pair_list pairs;
+    axb_source_list sources, subfaults;
+    axb_receiver_list receivers;
+    axb_source *src_table;      /* pairs: copies of the pairs' sources; finite: the hypocentre */
+    axb_receiver *rec_table;    /* pairs: copies of the pairs' receivers */
+    int64_t *row_src, *row_rec;
+} inputs;
+
+static void inputs_free(inputs *in)
+{
+    axb_pair_list_free(&in->pairs);
+    axb_source_list_free(&in->sources);
+    axb_source_list_free(&in->subfaults);
+    axb_receiver_list_free(&in->receivers);
+    free(in->src_table);
+    free(in->rec_table);
+    free(in->row_src);
+    free(in->row_rec);
+}
+
+static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
+{
+    const int nsel = (a->pairs != NULL) + (a->cmt != NULL) + (a->finite != NULL);
+    AXB_CHECK(err, nsel == 1, AXB_ERR_ARG,
+              "give exactly one of --pairs, --cmt (with --stations) or --finite (with --stations)");
+    AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG, "--stations goes with --cmt or --finite, not --pairs");
+    AXB_CHECK(err, a->pairs || a->stations, AXB_ERR_ARG, "--%s needs --stations", a->cmt ? "cmt" : "finite");
+    if (a->pairs) {
+        AXB_TRY(axb_read_pairs(a->pairs, &in->pairs, err));
+        AXB_CHECK(err, in->pairs.n > 0, AXB_ERR_ARG, "%s: no pairs", a->pairs);
+        axb_time_ns t0 = 0;
+        if (a->origin_time) AXB_TRY_CTX(err, axb_time_parse(a->origin_time, &t0, err), "--origin-time");
+        const int64_t n = in->pairs.n;
+        in->src_table = malloc((size_t)n * sizeof *in->src_table);
+        in->rec_table = malloc((size_t)n * sizeof *in->rec_table);
+        in->row_src = malloc((size_t)n * sizeof *in->row_src);
+        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
+        AXB_CHECK(err, in->src_table && in->rec_table && in->row_src && in->row_rec, AXB_ERR_NOMEM,
+                  "tables of %lld pairs", (long long)n);
+        for (int64_t i = 0; i < n; i++) {
+            in->src_table[i] = in->pairs.pair[i].src;
+            in->src_table[i].origin_time = t0;
+            in->rec_table[i] = in->pairs.pair[i].rec;
+            in->row_src[i] = in->row_rec[i] = i;
+        }
+        job->sources = in->src_table;
+        job->nsources = n;
+        job->receivers = in->rec_table;
+        job->nreceivers = n;
+        job->nrows = n;
+    } else {
+        if (looks_like_xml(a->stations)) AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
+        else AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
+        AXB_CHECK(err, in->receivers.n > 0, AXB_ERR_ARG, "%s: no stations", a->stations);
+        job->receivers = in->receivers.rec;
+        job->nreceivers = in->receivers.n;
+    }
+    if (a->cmt) {
+        if (looks_like_xml(a->cmt)) AXB_TRY(axb_read_quakeml(a->cmt, &in->sources, err));
+        else AXB_TRY(axb_read_cmtsolution(a->cmt, &in->sources, err));
+        AXB_CHECK(err, in->sources.n > 0, AXB_ERR_ARG, "%s: no events", a->cmt);
+        const int64_t ns = in->sources.n, nr = in->receivers.n, n = ns * nr;
+        in->row_src = malloc((size_t)n * sizeof *in->row_src);
+        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
+        AXB_CHECK(err, in->row_src && in->row_rec, AXB_ERR_NOMEM, "row tables of %lld rows", (long long)n);
+        /* event-major rows: all stations of event 0, then of event 1, ... */
+        for (int64_t s = 0; s < ns; s++)
+            for (int64_t r = 0; r < nr; r++) {
+                in->row_src[s * nr + r] = s;
+                in->row_rec[s * nr + r] = r;
+            }
+        job->sources = in->sources.src;
+        job->nsources = ns;
+        job->nrows = n;
+    }
+    if (a->finite) {
+        if (ends_with(a->finite, ".param")) AXB_TRY(axb_read_usgs_param(a->finite, 10000, 0.1, 1.0, &in->subfaults, err));
+        else AXB_TRY(axb_read_srf(a->finite, true, &in->subfaults, err));
+        AXB_CHECK(err, in->subfaults.n > 0, AXB_ERR_ARG, "%s: no point sources", a->finite);
+        /* the table entry describing the fault: its hypocentre (earliest rupture) with the summed
+         * moment tensor */
+        in->src_table = calloc(1, sizeof *in->src_table);
+        const int64_t nr = in->receivers.n;
+        in->row_src = calloc((size_t)nr, sizeof *in->row_src);
+        in->row_rec = malloc((size_t)nr * sizeof *in->row_rec);
+        AXB_CHECK(err, in->src_table && in->row_src && in->row_rec, AXB_ERR_NOMEM, "finite-fault tables");
+        int64_t h = 0;
+        for (int64_t k = 1; k < in->subfaults.n; k++)
+            if (in->subfaults.src[k].time_shift < in->subfaults.src[h].time_shift) h = k;
+        axb_source *hyp = in->src_table;
+        *hyp = in->subfaults.src[h];
+        hyp->sliprate = NULL;
+        hyp->nsliprate = 0;
+        hyp->time_shift = 0;
+        for (int c = 0; c < 6; c++) {
+            hyp->m[c] = 0;
+            for (int64_t k = 0; k < in->subfaults.n; k++) hyp->m[c] += in->subfaults.src[k].m[c];
+        }
+        snprintf(hyp->name, sizeof hyp->name, "%.63s", a->finite);
+        for (int64_t r = 0; r < nr; r++) in->row_rec[r] = r;
+        job->sources = in->src_table;
+        job->nsources = 1;
+        job->subfaults = in->subfaults.src;
+        job->nsubfaults = in->subfaults.n;
+        job->nrows = nr;
+    }
+    job->row_source = in->row_src;
+    job->row_receiver = in->row_rec;
+    return AXB_OK;
+}
+
+static axb_status build_job(const extract_args *a, axb_extract_job *job, axb_error *err)
+{
+    AXB_CHECK(err, a->db, AXB_ERR_ARG, "missing --db (the database)");
+    AXB_CHECK(err, a->output, AXB_ERR_ARG, "missing -o/--output (the HDF5 file to write)");
+    job->db_path = a->db;
+    job->output = a->output;
+    job->overwrite = a->force;
+    job->progress = !a->quiet;
+    axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
+    if (a->components) {
+        AXB_CHECK(err, strlen(a->components) < sizeof o.components, AXB_ERR_ARG,
+                  "--components '%s': at most five of Z, N, E, R, T", a->components);
+        snprintf(o.components, sizeof o.components, "%s", a->components);
+    }
+    if (a->kind) AXB_TRY(axb_kind_parse(a->kind, &o.kind, err));
+    AXB_CHECK(err, a->dt >= 0, AXB_ERR_ARG, "--dt must be bigger than 0");
+    o.dt = a->dt;
+    AXB_CHECK(err, a->kernelwidth >= 1 && a->kernelwidth <= 1000, AXB_ERR_ARG,
+              "--kernelwidth %ld: must be 1..1000", a->kernelwidth);
+    o.kernelwidth = (int)a->kernelwidth;
+    AXB_CHECK(err, a->batch_mb >= 1, AXB_ERR_ARG, "--batch-mb %ld: must be positive", a->batch_mb);
+    o.batch_mb = a->batch_mb;
+    o.reconvolve_stf = a->reconvolve || a->finite;
+    o.remove_source_shift = !a->no_remove_shift && !o.reconvolve_stf;
+    AXB_CHECK(err, !(a->reconvolve && !a->finite), AXB_ERR_ARG,
+              "--reconvolve-stf needs sources with slip rates: use --finite (point sources from "
+              "CMTSOLUTION, QuakeML or pairs files have none)");
+    job->opts = o;
+    job->format = AXB_OUT_BULK;
+    job->precision = AXB_FLOAT32;
+    if (a->format) AXB_TRY_CTX(err, axb_out_format_parse(a->format, &job->format, err), "--format");
+    if (a->precision) AXB_TRY_CTX(err, axb_precision_parse(a->precision, &job->precision, err), "--precision");
+    return AXB_OK;
+}
+
+axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_error *err)
+{
+    extract_args a = {0};
+    a.kernelwidth = 12;
+    a.batch_mb = 256;
+    axb_opt opts[NOPTS];
+    set_options(&a, opts);
+    const char *pos[1];
+    int npos;
+    bool help;
+    /* The job file is applied first so that the command line overrides it: find --job before
+     * parsing the rest. */
+    axb_job jf = {0, NULL};
+    const char *job_path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--job") && i + 1 < argc) job_path = argv[i + 1];
+        else if (!strncmp(argv[i], "--job=", 6)) job_path = argv[i] + 6;
+    }
+    axb_status st = AXB_OK;
+    if (job_path) {
+        st = axb_job_read(job_path, &jf, err);
+        if (!st) st = apply_job(&jf, job_path, opts, err);
+    }
+    if (!st) st = axb_opts_parse(opts, argc, argv, pos, 0, &npos, &help, err);
+    if (!st && help) {
+        if (env->rank == 0) {
+            fputs(extract_help, env->out);
+            axb_opts_print(env->out, opts);
+        }
+        axb_job_free(&jf);
+        return AXB_OK;
+    }
+    axb_extract_job job;
+    memset(&job, 0, sizeof job);
+    inputs in;
+    memset(&in, 0, sizeof in);
+    if (!st) st = build_job(&a, &job, err);
+    if (!st) st = read_inputs(&a, &in, &job, err);
+    /* the command line, recorded in the output as provenance */
+    char cmdline[2048] = "axibulk extract";
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(cmdline);
+        snprintf(cmdline + len, sizeof cmdline - len, " %s", argv[i]);
+    }
+    job.command = cmdline;
+    axb_extract_job_result res;
+    if (!st) st = axb_extract_job_run(env->comm, &job, stderr, &res, err);
+    if (!st && env->rank == 0)
+        fprintf(env->out,
+                "wrote %lld rows x %d components (%s) x %lld samples at %g s to %s in %.2f s "
+                "(%.1f rows/s, %lld element reads)\n",
+                (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
+                res.seconds, (double)res.rows / (res.seconds > 0 ? res.seconds : 1),
+                (long long)res.elements_read);
+    inputs_free(&in);
+    axb_job_free(&jf);
+    return st;
+}

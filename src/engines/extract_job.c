@@ -1,0 +1,184 @@
+/* An extraction job across MPI ranks. Rows are split into contiguous blocks (balanced counts);
+ * each rank computes its rows in chunks of bounded memory; before every collective write the
+ * ranks agree on success, so a failure on one rank ends the job on all without a hang. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "axibulk/extract_job.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void format_eta(char *buf, size_t n, double s)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, n, "--");
+        return;
+    }
+    long t = (long)(s + 0.5), d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
+    if (d) snprintf(buf, n, "%ldd %02ld:%02ld:%02ld", d, h, m, sec);
+    else snprintf(buf, n, "%02ld:%02ld:%02ld", h, m, sec);
+}
+
+/* Status of all ranks: the first failure wins; ranks that did not fail get AXB_ERR_REMOTE. */
+static axb_status agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err)
+{
+    int64_t in[2] = {st != AXB_OK, done ? *done : 0}, out[2];
+    if (MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        return axb_error_set(err, AXB_ERR_MPI, "status reduction failed");
+    if (done) *done = out[1];
+    if (out[0] && st == AXB_OK) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
+    return st;
+}
+
+axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
+                               axb_extract_job_result *res, axb_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(res, 0, sizeof *res);
+    const double t0 = now();
+    axb_db *db = NULL;
+    AXB_TRY(axb_db_open(comm, job->db_path, &db, err));
+
+    axb_extract_plan *plan = NULL;
+    axb_status st = agree(comm, axb_extract_plan_create(db, &job->opts, &plan, err), NULL, err);
+    /* Finite faults: every subfault's slip rate resampled to the database's dt, as reconvolution
+     * requires (Instaseis' resample_sliprate before get_seismograms_finite_source). */
+    axb_source_list subs = {0, NULL};
+    if (!st && job->subfaults) {
+        const double dt_db = axb_db_get_info(db)->dt;
+        axb_status ls = AXB_OK;
+        subs.src = calloc((size_t)job->nsubfaults, sizeof *subs.src);
+        if (!subs.src) ls = axb_error_set(err, AXB_ERR_NOMEM, "%lld subfaults", (long long)job->nsubfaults);
+        for (int64_t k = 0; k < job->nsubfaults && !ls; k++) {
+            const axb_source *o = &job->subfaults[k];
+            subs.src[k] = *o;
+            subs.src[k].sliprate = malloc((size_t)(o->nsliprate > 0 ? o->nsliprate : 1) * sizeof(double));
+            subs.n = k + 1;
+            if (!subs.src[k].sliprate) {
+                ls = axb_error_set(err, AXB_ERR_NOMEM, "subfault %lld", (long long)k);
+                break;
+            }
+            if (o->nsliprate > 0) memcpy(subs.src[k].sliprate, o->sliprate, (size_t)o->nsliprate * sizeof(double));
+            const double duration = (double)(o->nsliprate - 1) * o->dt;
+            const int64_t nsamp = (int64_t)ceil(duration / dt_db) + 1;
+            ls = axb_source_resample_sliprate(&subs.src[k], dt_db, nsamp > 1 ? nsamp : 1, err);
+            if (ls) axb_error_prefix(err, "subfault %lld", (long long)k);
+        }
+        st = agree(comm, ls, NULL, err);
+    }
+    axb_output *out = NULL;
+    if (!st) {
+        const axb_db_info *info = axb_db_get_info(db);
+        axb_output_desc d = {0};
+        d.path = job->output;
+        d.format = job->format;
+        d.precision = job->precision;
+        d.overwrite = job->overwrite;
+        d.nrows = job->nrows;
+        d.components = axb_extract_components(plan);
+        d.nsamples = axb_extract_npts(plan);
+        d.dt = axb_extract_dt(plan);
+        d.start_offset = axb_extract_start_offset(plan);
+        d.kind = axb_kind_name(job->opts.kind);
+        d.database = info->path;
+        d.sources = job->sources;
+        d.nsources = job->nsources;
+        d.receivers = job->receivers;
+        d.nreceivers = job->nreceivers;
+        d.row_source = job->row_source;
+        d.row_receiver = job->row_receiver;
+        d.command = job->command;
+        st = agree(comm, st, NULL, err);
+        if (!st) st = axb_output_create(comm, &d, &out, err);
+    }
+    const int ncomp = st ? 0 : axb_extract_ncomp(plan);
+    const int64_t npts = st ? 0 : axb_extract_npts(plan);
+    /* contiguous, balanced blocks of rows */
+    const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
+    /* (1 when the plan failed: the loop below then only agrees on the failure) */
+    const int64_t row_doubles = ncomp > 0 && npts > 0 ? (int64_t)ncomp * npts : 1;
+    int64_t chunk = ((int64_t)64 << 20) / (row_doubles * (int64_t)sizeof(double));
+    if (chunk < 1) chunk = 1;
+    if (chunk > 4096) chunk = 4096;
+    int64_t nchunks = (hi - lo + chunk - 1) / chunk, maxchunks = 0;
+    MPI_Allreduce(&nchunks, &maxchunks, 1, MPI_INT64_T, MPI_MAX, comm);
+    double *data = NULL;
+    int64_t *rows = NULL;
+    axb_pair_ref *refs = NULL;
+    if (!st) {
+        data = malloc((size_t)chunk * (size_t)row_doubles * sizeof *data);
+        rows = malloc((size_t)chunk * sizeof *rows);
+        refs = malloc((size_t)chunk * sizeof *refs);
+        if (!data || !rows || !refs) st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
+        st = agree(comm, st, NULL, err);
+    }
+    double last_report = t0;
+    for (int64_t c = 0; c < maxchunks && !st; c++) {
+        const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
+        int64_t n = b > a ? b - a : 0;
+        for (int64_t k = 0; k < n; k++) {
+            rows[k] = a + k;
+            refs[k] = (axb_pair_ref){&job->sources[job->row_source[a + k]], &job->receivers[job->row_receiver[a + k]]};
+        }
+        axb_status local = AXB_OK;
+        if (job->subfaults) {
+            for (int64_t k = 0; k < n && !local; k++) {
+                local = axb_extract_finite(plan, subs.n, subs.src, refs[k].rec,
+                                           data + k * row_doubles, err);
+                if (local) axb_error_prefix(err, "row %lld", (long long)(a + k));
+            }
+        } else if (n) {
+            local = axb_extract_pairs_from(plan, a, n, refs, data, err);
+        }
+        int64_t done = b > lo ? b - lo : 0;
+        st = agree(comm, local, &done, err);
+        if (!st) st = axb_output_write(out, n, rows, data, err);
+        if (!st && job->progress && rank == 0 && progress) {
+            const double t = now();
+            if (t - last_report >= 5.0 || c + 1 == maxchunks) {
+                const double rate = (double)done / (t - t0);
+                char eta[32];
+                format_eta(eta, sizeof eta, (double)(job->nrows - done) / rate);
+                fprintf(progress, "extract: %lld/%lld rows (%.1f %%), %.1f rows/s, ETA %s\n",
+                        (long long)done, (long long)job->nrows, 100.0 * (double)done / (double)job->nrows,
+                        rate, eta);
+                fflush(progress);
+                last_report = t;
+            }
+        }
+    }
+    if (out) {
+        axb_status cst = axb_output_close(&out, st == AXB_OK, st ? NULL : err);
+        if (!st) st = cst;
+    }
+    if (!st) {
+        axb_extract_stats es;
+        axb_extract_get_stats(plan, &es);
+        int64_t er = es.elements_read;
+        MPI_Allreduce(&er, &res->elements_read, 1, MPI_INT64_T, MPI_SUM, comm);
+        res->rows = job->nrows;
+        res->ncomp = ncomp;
+        snprintf(res->components, sizeof res->components, "%s", axb_extract_components(plan));
+        res->npts = npts;
+        res->dt = axb_extract_dt(plan);
+        res->start_offset = axb_extract_start_offset(plan);
+        res->seconds = now() - t0;
+    }
+    free(data);
+    free(rows);
+    free(refs);
+    axb_source_list_free(&subs);
+    axb_extract_plan_destroy(&plan);
+    axb_db_close(&db);
+    return st;
+}
