@@ -123,6 +123,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         st = agree(comm, st, NULL, err);
     }
     double last_report = t0;
+    bool reported = false;      /* short jobs print no progress at all */
     for (int64_t c = 0; c < maxchunks && !st; c++) {
         const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
         int64_t n = b > a ? b - a : 0;
@@ -145,7 +146,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         if (!st) st = axb_output_write(out, n, rows, data, err);
         if (!st && job->progress && rank == 0 && progress) {
             const double t = now();
-            if (t - last_report >= 5.0 || c + 1 == maxchunks) {
+            if (t - last_report >= 5.0 || (reported && c + 1 == maxchunks)) {
                 const double rate = (double)done / (t - t0);
                 char eta[32];
                 format_eta(eta, sizeof eta, (double)(job->nrows - done) / rate);
@@ -154,6 +155,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
                         rate, eta);
                 fflush(progress);
                 last_report = t;
+                reported = true;
             }
         }
     }
