@@ -41,6 +41,12 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
     const axb_receiver *rec = pair->rec;
+    if (src->type == AXB_SRC_FORCE) {
+        AXB_CHECK(err, in->kind == AXB_DB_RECIPROCAL, AXB_ERR_UNSUPPORTED,
+                  "forward databases take moment tensors only, not forces");
+        AXB_CHECK(err, p->mesh->has_elements, AXB_ERR_UNSUPPORTED,
+                  "force sources need a displ_only database (this one is %s)", axb_dump_type_name(in->dump));
+    }
     AXB_TRY(check_position(src->lat, src->lon, "source", err));
     AXB_TRY(check_position(rec->lat, rec->lon, "receiver", err));
     const bool recip = in->kind == AXB_DB_RECIPROCAL;

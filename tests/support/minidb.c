@@ -117,7 +117,7 @@ static void globals(hid_t f, int sim, int ndumps, const minidb_opts *o)
     attr_num(f, "kernel wavefield rmin", H5T_IEEE_F64LE, 5000.0, o);
     attr_num(f, "kernel wavefield rmax", H5T_IEEE_F64LE, 6371.0, o);
     attr_num(f, "kernel wavefield colatmin", H5T_IEEE_F64LE, 0.0, o);
-    attr_num(f, "kernel wavefield colatmax", H5T_IEEE_F64LE, 180.0, o);
+    attr_num(f, "kernel wavefield colatmax", H5T_IEEE_F64LE, o->max_distance > 0 ? o->max_distance : 180.0, o);
     attr_num(f, "dominant source period", H5T_IEEE_F32LE, 10.0, o);
     attr_num(f, "source depth in km", H5T_IEEE_F32LE, o->forward ? 25.0 : 0.0, o);
     attr_num(f, "attenuation", H5T_STD_I32LE, 0, o);

@@ -27,6 +27,7 @@ typedef struct minidb_opts {
     bool bad_sem;               /* one sem_mesh entry out of range */
     const char *wrong_excitation; /* PZ file: excitation type text */
     int pz_ndumps;              /* PZ file: different sample count (files disagree) */
+    double max_distance;        /* 'kernel wavefield colatmax' in degrees (default 180) */
 } minidb_opts;
 
 /* The value stored for run @p sim (axb_sim), variable @p v of that run, sample t, point p. */

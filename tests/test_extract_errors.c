@@ -1,0 +1,120 @@
+/* The refusals of Instaseis' sanity checks (notes §2.2) on synthetic databases, so they are
+ * tested without shared data: an epicentral distance outside the database's range, source or
+ * receiver depths outside its radii, components the database lacks, forces where they cannot be
+ * served, a dt larger than the database's, non-finite positions, and the exit status of the
+ * command. Each failure must be one line naming the problem, on every rank. */
+#include <hdf5.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+
+#include "axibulk/cli.h"
+#include "axibulk/extract.h"
+#include "check.h"
+#include "support/minidb.h"
+#include "test_util.h"
+
+static axb_status try_pair(const char *dir, const char *comps, double dt, const axb_source *s,
+                           const axb_receiver *r, axb_error *err)
+{
+    axb_db *db = NULL;
+    axb_extract_plan *p = NULL;
+    axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
+    snprintf(o.components, sizeof o.components, "%s", comps);
+    o.dt = dt;
+    double out[5 * 64];
+    axb_status st = axb_db_open(MPI_COMM_SELF, dir, &db, err);
+    if (!st) st = axb_extract_plan_create(db, &o, &p, err);
+    if (!st) {
+        axb_pair_ref pr = {s, r};
+        st = axb_extract_pairs(p, 1, &pr, out, err);
+    }
+    axb_extract_plan_destroy(&p);
+    axb_db_close(&db);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    check_ctx T = {0, 0, 0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
+    char root[512], bwd[700], pz[700], fwd[700];
+    if (test_scratch_dir(MPI_COMM_WORLD, "xerr", root, sizeof root)) MPI_Abort(MPI_COMM_WORLD, 1);
+    snprintf(bwd, sizeof bwd, "%s/bwd", root);
+    snprintf(pz, sizeof pz, "%s/pz", root);
+    snprintf(fwd, sizeof fwd, "%s/fwd", root);
+    if (T.rank == 0) {
+        /* radii 5000..6371 km, distances 0..30 deg (minidb), dt 2.5 s */
+        minidb_opts a = {.px = true, .pz = true, .max_distance = 30};
+        minidb_opts b = {.pz = true};
+        minidb_opts c = {.forward = true};
+        if (minidb_write(bwd, &a) || minidb_write(pz, &b) || minidb_write(fwd, &c)) MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    axb_error err = AXB_ERROR_INIT;
+    const axb_source mt = {.type = AXB_SRC_MOMENT, .lat = 0, .lon = 0, .depth = 10e3,
+                           .m = {1e18, 0, -1e18, 0, 0, 0}, .time_shift = NAN};
+    const axb_source force = {.type = AXB_SRC_FORCE, .lat = 0, .lon = 0, .depth = 10e3,
+                              .f = {1e10, 0, 0}, .time_shift = NAN};
+    const axb_receiver far = {.lat = 0, .lon = 40, .depth = NAN};
+
+    CHECK(&T, try_pair(bwd, "Z", 0, &mt, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "epicentral distance 40.000 deg is outside the database's 0.0..30.0 deg");
+    axb_source deep = mt;
+    deep.depth = 2000e3;
+    CHECK(&T, try_pair(bwd, "Z", 0, &deep, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "source too deep: depth 2000.0 km puts it at radius 4371.0 km; the database covers radii 5000.0 to 6371.0 km");
+    axb_source high = mt;
+    high.depth = -1;
+    CHECK(&T, try_pair(bwd, "Z", 0, &high, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "source too shallow");
+    axb_receiver buried = far;
+    buried.depth = 1500e3;
+    CHECK(&T, try_pair(fwd, "Z", 0, &mt, &buried, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "receiver too deep");
+    CHECK(&T, try_pair(pz, "ZN", 0, &mt, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "component N needs the PX simulation");
+    CHECK(&T, try_pair(bwd, "ZX", 0, &mt, &far, &err) == AXB_ERR_ARG);
+    CHECK_CONTAINS(&T, err.msg, "'X' is not one of Z, N, E, R, T");
+    CHECK(&T, try_pair(fwd, "Z", 0, &force, &far, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(&T, err.msg, "forward databases take moment tensors only");
+    CHECK(&T, try_pair(bwd, "Z", 5.0, &mt, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "sample spacing of 2.500 seconds");
+    CHECK(&T, try_pair(bwd, "Z", -1, &mt, &far, &err) != AXB_OK);
+    axb_source nan = mt;
+    nan.lon = NAN;
+    CHECK(&T, try_pair(bwd, "Z", 0, &nan, &far, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "source position is not finite");
+    axb_receiver pole = {.lat = 91, .lon = 0, .depth = NAN};
+    CHECK(&T, try_pair(bwd, "Z", 0, &mt, &pole, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "receiver latitude 91 is outside -90..90");
+
+    /* the command: status 2 on every rank, no output file */
+    char pairs[700], out[700];
+    snprintf(pairs, sizeof pairs, "%s/pairs.txt", root);
+    snprintf(out, sizeof out, "%s/o.h5", root);
+    if (T.rank == 0) {
+        FILE *f = fopen(pairs, "w");
+        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 40\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    char *av[] = {"axibulk", "extract", "--db", bwd, "--pairs", pairs, "-o", out, "-q"};
+    FILE *devnull = fopen("/dev/null", "w");
+    int rc = axb_cli_run(9, av, MPI_COMM_WORLD, devnull, devnull);
+    fclose(devnull);
+    CHECK(&T, rc == AXB_EXIT_INPUT);
+    CHECK(&T, access(out, 0) != 0);
+
+    test_remove_dir(MPI_COMM_WORLD, root);
+    int fl = T.failed, p = T.passed;
+    MPI_Allreduce(MPI_IN_PLACE, &fl, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    T.failed = fl;
+    T.passed = p;
+    int r = check_summary(&T);
+    MPI_Finalize();
+    return r;
+}
