@@ -48,16 +48,6 @@ typedef enum axb_dump_type {
 /** On-disk layout, i.e. which backend serves the database. */
 typedef enum axb_layout { AXB_LAYOUT_ORIGINAL = 0, AXB_LAYOUT_MERGED } axb_layout;
 
-/** The AxiSEM sub-simulations. The order is the variable order of the merged layout. */
-typedef enum axb_sim {
-    AXB_SIM_PX = 0,          /**< horizontal force at the pole (dipole) */
-    AXB_SIM_PZ,              /**< vertical force at the pole (monopole) */
-    AXB_SIM_MZZ,             /**< forward: m_rr (monopole) */
-    AXB_SIM_MXX_P_MYY,       /**< forward: m_tt + m_pp (monopole) */
-    AXB_SIM_MXZ_MYZ,         /**< forward: m_rt, m_rp (dipole) */
-    AXB_SIM_MXY_MXX_M_MYY,   /**< forward: m_tt - m_pp, m_tp (quadpole) */
-    AXB_NSIM
-} axb_sim;
 
 /** Collective (all ranks of the DB communicator call, each with its own selection, possibly
  *  empty) or independent MPI-IO for the data reads. */

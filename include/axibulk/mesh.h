@@ -16,6 +16,17 @@ extern "C" {
 /** Largest polynomial order supported (AxiSEM uses 4). */
 #define AXB_NPOL_MAX 8
 
+/** The AxiSEM sub-simulations. The order is the variable order of the merged layout. */
+typedef enum axb_sim {
+    AXB_SIM_PX = 0,          /**< horizontal force at the pole (dipole) */
+    AXB_SIM_PZ,              /**< vertical force at the pole (monopole) */
+    AXB_SIM_MZZ,             /**< forward: m_rr (monopole) */
+    AXB_SIM_MXX_P_MYY,       /**< forward: m_tt + m_pp (monopole) */
+    AXB_SIM_MXZ_MYZ,         /**< forward: m_rt, m_rp (dipole) */
+    AXB_SIM_MXY_MXX_M_MYY,   /**< forward: m_tt - m_pp, m_tp (quadpole) */
+    AXB_NSIM
+} axb_sim;
+
 typedef enum axb_excitation {
     AXB_EXC_MONOPOLE = 0,
     AXB_EXC_DIPOLE,
