@@ -19,6 +19,7 @@ typedef struct axb_cmd {
 static const axb_cmd commands[] = {
     {"info", "describe a wavefield database (kind, mesh, sampling, STF, sizes)", axb_cmd_info},
     {"extract", "seismograms for source-receiver pairs, catalogues or finite faults", axb_cmd_extract},
+    {"repack", "convert a database to the merged layout (one read per element)", axb_cmd_repack},
     {NULL, NULL, NULL},
 };
 

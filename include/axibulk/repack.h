@@ -1,0 +1,63 @@
+/**
+ * @file repack.h
+ * @brief Conversion of an original-layout database (AxiSEM's ordered_output.nc4 files) into one
+ *        merged_output.nc4 in the unrolled-merge layout Instaseis reads (reference notes §1.7).
+ *
+ * Collective over the communicator. Ranks own contiguous ranges of output elements (elements are
+ * put in Hilbert-curve order of their mid points, so neighbours in space are neighbours on disk);
+ * each range is processed in slabs bounded by memory_bytes: one read of the slab's elements
+ * through the database layer, one collective write of the slab. The file is written as
+ * DST/merged_output.nc4.partial and renamed when complete; after every slab a sidecar
+ * DST/merged_output.nc4.partial.done lists the elements on disk, so a killed run can resume.
+ */
+#ifndef AXIBULK_REPACK_H
+#define AXIBULK_REPACK_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "axibulk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct axb_repack_opts {
+    const char *src;            /**< original-layout database folder */
+    const char *dst;            /**< output folder; receives merged_output.nc4 */
+    int deflate;                /**< -1: contiguous, no compression; 0..9: element chunks, shuffle + deflate */
+    int64_t memory_bytes;       /**< per rank, for element data in flight */
+    bool force;                 /**< replace an existing output */
+    bool resume;                /**< continue a killed run from its .partial file */
+    bool verify;                /**< compare every element of the output with the source */
+    bool progress;              /**< progress lines on the progress stream (rank 0) */
+} axb_repack_opts;
+
+typedef struct axb_repack_result {
+    int64_t elements, elements_written; /**< all elements; written by this run (not resumed) */
+    int64_t bytes_in, bytes_out;        /**< size of the source files, of the output file */
+    double seconds, read_mb_s, write_mb_s;
+    bool verified;
+} axb_repack_result;
+
+/** Runs the conversion (collective). Refuses strain-only input, an existing output without force
+ *  (or resume), too little free disk, and databases whose files disagree. */
+AXB_NODISCARD axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progress,
+                                        axb_repack_result *res, axb_error *err);
+
+/** Compares every element of the merged database @p dst with the original @p src (collective).
+ *  AXB_ERR_FORMAT naming the first differing element when they differ. */
+AXB_NODISCARD axb_status axb_repack_verify(MPI_Comm comm, const char *src, const char *dst,
+                                           int64_t memory_bytes, axb_error *err);
+
+/** Hilbert-curve order of n points (x, y): order[k] is the index of the k-th point along the
+ *  curve (2^16 × 2^16 grid over the bounding box; ties by index). */
+AXB_NODISCARD axb_status axb_hilbert_order(int64_t n, const double *x, const double *y,
+                                           int64_t *order, axb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,476 @@
+/* Repacking an original-layout database into the merged layout (see repack.h for the plan). The
+ * file structure is defined collectively with netCDF-C (so the result is valid netCDF-4 with
+ * dimension scales); element data flow slab by slab: one read through the database layer, one
+ * collective write of a contiguous range of output elements. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netcdf.h>
+#include <netcdf_par.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "axibulk/db.h"
+#include "axibulk/repack.h"
+
+static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *path)
+{
+    return axb_error_set(err, AXB_ERR_IO, "%s: %s: %s", path, what, nc_strerror(rc));
+}
+#define NC_TRY(call, what, path)                                                                   \
+    do {                                                                                           \
+        int nc_rc_ = (call);                                                                       \
+        if (nc_rc_ != NC_NOERR) return nc_fail(nc_rc_, err, (what), (path));                       \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
+{
+    int mine = st != AXB_OK, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any && !mine) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
+    return st;
+}
+
+/* The rank-0 outcome and message for everyone. */
+static axb_status share(MPI_Comm comm, int rank, axb_status st, axb_error *err)
+{
+    axb_error e = *err;
+    e.code = st;
+    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, 0, comm);
+    if (rank == 0 || e.code == AXB_OK) return rank == 0 ? st : AXB_OK;
+    *err = e;
+    err->code = AXB_ERR_REMOTE;
+    return AXB_ERR_REMOTE;
+}
+
+static bool exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+static int64_t file_size(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (int64_t)sb.st_size : 0;
+}
+
+static axb_status mkdir_p(const char *dir, axb_error *err)
+{
+    char buf[AXB_PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return axb_error_set(err, AXB_ERR_IO, "%s: cannot create: %s", buf, strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot create: %s", buf, strerror(errno));
+    return AXB_OK;
+}
+
+/* ---- the record of finished elements (rank 0 only), replaced atomically after every slab ---- */
+
+static axb_status done_write(const char *path, int64_t nelem, int deflate, const uint8_t *done,
+                             axb_error *err)
+{
+    char tmp[AXB_PATH_MAX + 128];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return axb_error_set(err, AXB_ERR_IO, "%s: %s", tmp, strerror(errno));
+    fprintf(f, "axibulk-repack-done 1 %lld %d\n", (long long)nelem, deflate);
+    bool ok = fwrite(done, 1, (size_t)nelem, f) == (size_t)nelem && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) return axb_error_set(err, AXB_ERR_IO, "%s: %s", path, strerror(errno));
+    return AXB_OK;
+}
+
+static axb_status done_read(const char *path, int64_t nelem, int deflate, uint8_t *done, axb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return axb_error_set(err, AXB_ERR_IO, "cannot resume: %s: %s", path, strerror(errno));
+    long long n = -1;
+    int d = -2, v = 0;
+    axb_status st = AXB_OK;
+    if (fscanf(f, "axibulk-repack-done %d %lld %d", &v, &n, &d) != 3 || fgetc(f) != '\n' || v != 1)
+        st = axb_error_set(err, AXB_ERR_FORMAT, "cannot resume: %s is not a repack record", path);
+    else if (n != nelem || d != deflate)
+        st = axb_error_set(err, AXB_ERR_ARG,
+                           "cannot resume: %s was started with %lld elements and storage %d, this run "
+                           "has %lld and %d", path, n, d, (long long)nelem, deflate);
+    else if (fread(done, 1, (size_t)nelem, f) != (size_t)nelem)
+        st = axb_error_set(err, AXB_ERR_FORMAT, "cannot resume: %s is truncated", path);
+    fclose(f);
+    return st;
+}
+
+/* ---- file structure ---- */
+
+typedef struct out_ids {
+    int ncid, merged, stf, stf_d;
+} out_ids;
+
+/* Copies every variable of the source's /Mesh group, permuting per-element arrays into the new
+ * element order (the definitions here; the data in write_mesh). */
+static axb_status define_file(int src, int dst, const axb_db_info *in, int deflate, out_ids *o,
+                              int *src_mesh, int *dst_mesh, const char *path, axb_error *err)
+{
+    int natts;
+    NC_TRY(nc_inq_natts(src, &natts), "attributes", in->files[0]);
+    for (int a = 0; a < natts; a++) {
+        char name[NC_MAX_NAME + 1];
+        NC_TRY(nc_inq_attname(src, NC_GLOBAL, a, name), "attribute name", in->files[0]);
+        NC_TRY(nc_copy_att(src, NC_GLOBAL, name, dst, NC_GLOBAL), name, path);
+    }
+    const char *creator = "axibulk " AXB_VERSION_STRING " repack";
+    NC_TRY(nc_put_att_text(dst, NC_GLOBAL, "repacked by", strlen(creator), creator), "attribute", path);
+    int d_pts, d_snap, d_ipol, d_jpol, d_nvars, d_elem;
+    NC_TRY(nc_def_dim(dst, "gllpoints_all", (size_t)in->npoints, &d_pts), "dimension", path);
+    NC_TRY(nc_def_dim(dst, "snapshots", (size_t)in->ndumps, &d_snap), "dimension", path);
+    NC_TRY(nc_def_dim(dst, "ipol", (size_t)in->npol + 1, &d_ipol), "dimension", path);
+    NC_TRY(nc_def_dim(dst, "jpol", (size_t)in->npol + 1, &d_jpol), "dimension", path);
+    NC_TRY(nc_def_dim(dst, "nvars", (size_t)in->nvars, &d_nvars), "dimension", path);
+    NC_TRY(nc_def_dim(dst, "elements", (size_t)in->nelem, &d_elem), "dimension", path);
+    (void)d_pts;
+    NC_TRY(nc_def_var(dst, "stf_dump", NC_FLOAT, 1, &d_snap, &o->stf), "stf_dump", path);
+    NC_TRY(nc_def_var(dst, "stf_d_dump", NC_FLOAT, 1, &d_snap, &o->stf_d), "stf_d_dump", path);
+    /* Instaseis' axis order (elements, nvars, jpol, ipol, snapshots); jpol is the ξ index */
+    const int dims[5] = {d_elem, d_nvars, d_jpol, d_ipol, d_snap};
+    NC_TRY(nc_def_var(dst, "MergedSnapshots", NC_FLOAT, 5, dims, &o->merged), "MergedSnapshots", path);
+    if (deflate < 0) {
+        NC_TRY(nc_def_var_chunking(dst, o->merged, NC_CONTIGUOUS, NULL), "MergedSnapshots storage", path);
+    } else {
+        const size_t chunk[5] = {1, (size_t)in->nvars, (size_t)in->npol + 1, (size_t)in->npol + 1, (size_t)in->ndumps};
+        NC_TRY(nc_def_var_chunking(dst, o->merged, NC_CHUNKED, chunk), "MergedSnapshots chunks", path);
+        NC_TRY(nc_def_var_deflate(dst, o->merged, 1, 1, deflate), "MergedSnapshots deflate", path);
+    }
+    NC_TRY(nc_inq_grp_ncid(src, "Mesh", src_mesh), "group Mesh", in->files[0]);
+    NC_TRY(nc_def_grp(dst, "Mesh", dst_mesh), "group Mesh", path);
+    int ndims, ndimids[NC_MAX_DIMS];
+    NC_TRY(nc_inq_dimids(*src_mesh, &ndims, ndimids, 0), "Mesh dimensions", in->files[0]);
+    for (int k = 0; k < ndims; k++) {
+        char name[NC_MAX_NAME + 1];
+        size_t len;
+        int id;
+        NC_TRY(nc_inq_dim(*src_mesh, ndimids[k], name, &len), "Mesh dimension", in->files[0]);
+        NC_TRY(nc_def_dim(*dst_mesh, name, len, &id), "Mesh dimension", path);
+    }
+    int nvars;
+    NC_TRY(nc_inq_varids(*src_mesh, &nvars, NULL), "Mesh variables", in->files[0]);
+    int *ids = malloc((size_t)(nvars ? nvars : 1) * sizeof *ids);
+    if (!ids) return axb_error_set(err, AXB_ERR_NOMEM, "Mesh variables");
+    axb_status st = AXB_OK;
+    int rc = nc_inq_varids(*src_mesh, &nvars, ids);
+    for (int v = 0; v < nvars && rc == NC_NOERR; v++) {
+        char name[NC_MAX_NAME + 1];
+        nc_type type;
+        int nd, vd[NC_MAX_VAR_DIMS], od[NC_MAX_VAR_DIMS], id;
+        rc = nc_inq_var(*src_mesh, ids[v], name, &type, &nd, vd, NULL);
+        for (int k = 0; k < nd && rc == NC_NOERR; k++) {
+            char dn[NC_MAX_NAME + 1];
+            rc = nc_inq_dimname(*src_mesh, vd[k], dn);
+            if (rc == NC_NOERR) rc = nc_inq_dimid(*dst_mesh, dn, &od[k]);
+            if (rc != NC_NOERR) rc = nc_inq_dimid(dst, dn, &od[k]); /* root dimensions, e.g. gllpoints_all */
+        }
+        if (rc == NC_NOERR) rc = nc_def_var(*dst_mesh, name, type, nd, od, &id);
+        if (rc != NC_NOERR) st = nc_fail(rc, err, name, path);
+    }
+    if (rc != NC_NOERR && !st) st = nc_fail(rc, err, "Mesh", path);
+    free(ids);
+    return st;
+}
+
+/* Rank 0 copies the mesh; per-element arrays (first dimension "elements") are permuted. */
+static axb_status write_mesh(int src_mesh, int dst_mesh, int64_t nelem, const int64_t *order,
+                             const char *path, axb_error *err)
+{
+    int nvars;
+    NC_TRY(nc_inq_varids(src_mesh, &nvars, NULL), "Mesh variables", path);
+    int ids[256];
+    if (nvars > 256) return axb_error_set(err, AXB_ERR_UNSUPPORTED, "more than 256 mesh variables");
+    NC_TRY(nc_inq_varids(src_mesh, &nvars, ids), "Mesh variables", path);
+    for (int v = 0; v < nvars; v++) {
+        char name[NC_MAX_NAME + 1], d0[NC_MAX_NAME + 1] = "";
+        nc_type type;
+        int nd, vd[NC_MAX_VAR_DIMS], out;
+        size_t tsize, total = 1, len0 = 0;
+        NC_TRY(nc_inq_var(src_mesh, ids[v], name, &type, &nd, vd, NULL), "Mesh variable", path);
+        NC_TRY(nc_inq_type(src_mesh, type, NULL, &tsize), name, path);
+        for (int k = 0; k < nd; k++) {
+            size_t len;
+            NC_TRY(nc_inq_dimlen(src_mesh, vd[k], &len), name, path);
+            if (k == 0) {
+                len0 = len;
+                NC_TRY(nc_inq_dimname(src_mesh, vd[0], d0), name, path);
+            }
+            total *= len;
+        }
+        char *a = malloc(total * tsize + 1), *b = malloc(total * tsize + 1);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            return axb_error_set(err, AXB_ERR_NOMEM, "Mesh/%s", name);
+        }
+        int rc = nc_get_var(src_mesh, ids[v], a);
+        const char *data = a;
+        if (rc == NC_NOERR && nd > 0 && !strcmp(d0, "elements") && (int64_t)len0 == nelem) {
+            const size_t row = total / len0 * tsize;
+            for (int64_t e = 0; e < nelem; e++) memcpy(b + (size_t)e * row, a + (size_t)order[e] * row, row);
+            data = b;
+        }
+        if (rc == NC_NOERR) rc = nc_inq_varid(dst_mesh, name, &out);
+        if (rc == NC_NOERR) rc = nc_put_var(dst_mesh, out, data);
+        free(a);
+        free(b);
+        if (rc != NC_NOERR) return nc_fail(rc, err, name, path);
+    }
+    return AXB_OK;
+}
+
+/* ---- the run ---- */
+
+typedef struct slab {
+    int64_t start, count;       /* output element range */
+} slab;
+
+static void format_eta(char *buf, size_t n, double s)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, n, "--");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    snprintf(buf, n, "%ldd %02ld:%02ld:%02ld", t / 86400, t / 3600 % 24, t / 60 % 60, t % 60);
+}
+
+static axb_status prepare_dst(const axb_repack_opts *o, const axb_db_info *in, int64_t block_bytes,
+                              const char *final, const char *partial, const char *done, axb_error *err)
+{
+    if (exists(final) && !o->force && !o->resume)
+        return axb_error_set(err, AXB_ERR_IO, "%s exists (use --force to replace it)", final);
+    if (o->resume) {
+        AXB_CHECK(err, exists(partial) && exists(done), AXB_ERR_IO,
+                  "cannot resume: no unfinished repack in %s (%s or its record is missing)", o->dst, partial);
+        return AXB_OK;
+    }
+    AXB_CHECK(err, !exists(partial) || o->force, AXB_ERR_IO,
+              "%s exists from an unfinished run: use --resume to continue it or --force to start again",
+              partial);
+    AXB_TRY(mkdir_p(o->dst, err));
+    unlink(partial);
+    unlink(done);
+    struct statvfs vfs;
+    const double need = (double)in->nelem * (double)block_bytes * 1.02 + 64.0 * (1 << 20);
+    if (statvfs(o->dst, &vfs) == 0) {
+        const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
+        AXB_CHECK(err, have >= need, AXB_ERR_IO,
+                  "%s: not enough free disk: the merged file needs up to %.2f GB, %.2f GB are free",
+                  o->dst, need / 1e9, have / 1e9);
+    }
+    return AXB_OK;
+}
+
+axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progress, axb_repack_result *res,
+                          axb_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(res, 0, sizeof *res);
+    const double t0 = now();
+    AXB_CHECK(err, o->deflate >= -1 && o->deflate <= 9, AXB_ERR_ARG, "--deflate %d: must be 0..9", o->deflate);
+    AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "--memory must be positive");
+    axb_db *db = NULL;
+    AXB_TRY(axb_db_open(comm, o->src, &db, err));
+    const axb_db_info *in = axb_db_get_info(db);
+    const axb_mesh *mesh = axb_db_get_mesh(db);
+    axb_status st = AXB_OK;
+    if (in->dump != AXB_DUMP_DISPL_ONLY)
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED,
+                           "%s: %s databases cannot be merged (the merged layout holds displacement only)",
+                           o->src, axb_dump_type_name(in->dump));
+    else if (in->layout != AXB_LAYOUT_ORIGINAL)
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s is already in the merged layout", o->src);
+    st = agree(comm, st, err);
+    char final[AXB_PATH_MAX + 32], partial[AXB_PATH_MAX + 48], done_path[AXB_PATH_MAX + 64];
+    snprintf(final, sizeof final, "%s/merged_output.nc4", o->dst);
+    snprintf(partial, sizeof partial, "%s.partial", final);
+    snprintf(done_path, sizeof done_path, "%s.done", partial);
+    const int64_t nelem = in->nelem, block = axb_db_block_floats(db);
+    const int64_t block_bytes = block * (int64_t)sizeof(float);
+    if (!st) st = share(comm, rank, rank == 0 ? prepare_dst(o, in, block_bytes, final, partial, done_path, err) : AXB_OK, err);
+
+    int64_t *order = NULL;
+    uint8_t *done = NULL;
+    float *buf = NULL;
+    slab *slabs = NULL;
+    if (!st) {
+        order = malloc((size_t)nelem * sizeof *order);
+        done = calloc((size_t)nelem, 1);
+        st = order && done ? axb_hilbert_order(nelem, mesh->mp_s, mesh->mp_z, order, err)
+                           : axb_error_set(err, AXB_ERR_NOMEM, "element order");
+        st = agree(comm, st, err);
+    }
+    if (!st && o->resume) {
+        st = share(comm, rank, rank == 0 ? done_read(done_path, nelem, o->deflate, done, err) : AXB_OK, err);
+        if (!st) MPI_Bcast(done, (int)nelem, MPI_BYTE, 0, comm);
+    }
+
+    /* the file: structure defined collectively, mesh and STF written by rank 0 */
+    out_ids ids = {-1, -1, -1, -1};
+    if (!st) {
+        int rc = o->resume ? nc_open_par(partial, NC_WRITE, comm, MPI_INFO_NULL, &ids.ncid)
+                           : nc_create_par(partial, NC_NETCDF4 | NC_CLOBBER, comm, MPI_INFO_NULL, &ids.ncid);
+        if (rc != NC_NOERR)
+            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot %s: %s%s", partial, o->resume ? "open" : "create",
+                               nc_strerror(rc), o->resume ? " (damaged by the kill? start again with --force)" : "");
+        st = agree(comm, st, err);
+    }
+    if (!st && !o->resume) {
+        int src = -1, src_mesh = -1, dst_mesh = -1;
+        int rc = nc_open(in->files[0], NC_NOWRITE, &src);
+        st = rc == NC_NOERR ? define_file(src, ids.ncid, in, o->deflate, &ids, &src_mesh, &dst_mesh, partial, err)
+                            : nc_fail(rc, err, "open", in->files[0]);
+        if (!st && (rc = nc_enddef(ids.ncid)) != NC_NOERR) st = nc_fail(rc, err, "end of definitions", partial);
+        st = agree(comm, st, err);
+        if (!st && rank == 0) {
+            st = write_mesh(src_mesh, dst_mesh, nelem, order, in->files[0], err);
+            float *s1 = malloc((size_t)in->ndumps * sizeof *s1), *s2 = malloc((size_t)in->ndumps * sizeof *s2);
+            if (!st && s1 && s2) {
+                for (int64_t t = 0; t < in->ndumps; t++) {
+                    s1[t] = (float)axb_db_get_stf(db)[t];
+                    s2[t] = (float)axb_db_get_stf_d(db)[t];
+                }
+                if ((rc = nc_put_var_float(ids.ncid, ids.stf, s1)) != NC_NOERR ||
+                    (rc = nc_put_var_float(ids.ncid, ids.stf_d, s2)) != NC_NOERR)
+                    st = nc_fail(rc, err, "stf", partial);
+            } else if (!st)
+                st = axb_error_set(err, AXB_ERR_NOMEM, "stf");
+            free(s1);
+            free(s2);
+        }
+        if (src >= 0) nc_close(src);
+        st = agree(comm, st, err);
+    } else if (!st) {
+        int rc = nc_inq_varid(ids.ncid, "MergedSnapshots", &ids.merged);
+        if (rc != NC_NOERR) st = nc_fail(rc, err, "MergedSnapshots", partial);
+        st = agree(comm, st, err);
+    }
+    if (!st) {
+        int rc = nc_var_par_access(ids.ncid, ids.merged, NC_COLLECTIVE);
+        if (rc != NC_NOERR) st = nc_fail(rc, err, "collective access", partial);
+        st = agree(comm, st, err);
+    }
+
+    /* this rank's slabs: its contiguous share of output elements, minus those already done */
+    int64_t per = o->memory_bytes / block_bytes;
+    if (per < 1) per = 1;
+    int64_t nslabs = 0, max_slabs = 0;
+    const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
+    if (!st) {
+        slabs = malloc((size_t)((hi - lo) / per + (hi - lo) + 1) * sizeof *slabs);
+        buf = malloc((size_t)per * (size_t)block_bytes);
+        if (!slabs || !buf) st = axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)", (long long)per);
+        for (int64_t e = lo; !st && e < hi;) {
+            if (done[e]) {
+                e++;
+                continue;
+            }
+            int64_t c = 0;
+            while (e + c < hi && !done[e + c] && c < per) c++;
+            slabs[nslabs++] = (slab){e, c};
+            e += c;
+        }
+        st = agree(comm, st, err);
+        MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, comm);
+    }
+    int64_t todo_local = 0, todo = 0, written = 0;
+    for (int64_t k = 0; k < nslabs; k++) todo_local += slabs[k].count;
+    MPI_Allreduce(&todo_local, &todo, 1, MPI_INT64_T, MPI_SUM, comm);
+    double t_read = 0, t_write = 0, last = now();
+    for (int64_t k = 0; k < max_slabs && !st; k++) {
+        slab s = k < nslabs ? slabs[k] : (slab){0, 0};
+        double ta = now();
+        axb_status ls = AXB_OK;
+        if (s.count) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, buf, err);
+        double tb = now();
+        st = agree(comm, ls, err);
+        if (st) break;
+        const size_t start[5] = {(size_t)s.start, 0, 0, 0, 0};
+        const size_t count[5] = {(size_t)s.count, (size_t)in->nvars, (size_t)in->npol + 1, (size_t)in->npol + 1, (size_t)in->ndumps};
+        int rc = nc_put_vara_float(ids.ncid, ids.merged, start, count, buf);
+        if (rc == NC_NOERR) rc = nc_sync(ids.ncid);
+        st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "write", partial), err);
+        double tc = now();
+        t_read += tb - ta;
+        t_write += tc - tb;
+        if (st) break;
+        /* the data of this slab are on disk on every rank: record them */
+        int64_t mine[2] = {s.start, s.count}, *all = malloc(2 * (size_t)size * sizeof *all);
+        MPI_Gather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, comm);
+        axb_status ds = AXB_OK;
+        if (rank == 0) {
+            for (int r = 0; r < size; r++) memset(done + all[2 * r], 1, (size_t)all[2 * r + 1]);
+            ds = done_write(done_path, nelem, o->deflate, done, err);
+        }
+        free(all);
+        st = share(comm, rank, ds, err);
+        int64_t n_here = s.count, n_all = 0;
+        MPI_Allreduce(&n_here, &n_all, 1, MPI_INT64_T, MPI_SUM, comm);
+        written += n_all;
+        if (o->progress && rank == 0 && progress && (tc - last >= 5.0 || (k + 1 == max_slabs && tc - t0 > 5.0))) {
+            const double el = tc - t0, mb = (double)written * (double)block_bytes / 1e6;
+            char eta[32];
+            format_eta(eta, sizeof eta, el / (double)written * (double)(todo - written));
+            fprintf(progress, "repack: %lld/%lld elements (%.1f %%), read %.1f MB/s, written %.1f MB/s, ETA %s\n",
+                    (long long)written, (long long)todo, 100.0 * (double)written / (double)(todo ? todo : 1),
+                    mb / (t_read > 0 ? t_read : 1e-9) * size, mb / (t_write > 0 ? t_write : 1e-9), eta);
+            fflush(progress);
+            last = tc;
+        }
+    }
+    if (ids.ncid >= 0) {
+        int rc = nc_close(ids.ncid);
+        if (!st && rc != NC_NOERR) st = nc_fail(rc, err, "close", partial);
+        st = agree(comm, st, err);
+    }
+    if (!st && rank == 0) {
+        if (rename(partial, final) != 0) st = axb_error_set(err, AXB_ERR_IO, "%s: rename: %s", final, strerror(errno));
+        else unlink(done_path);
+    }
+    st = share(comm, rank, st, err);
+    const double secs = now() - t0;
+    free(order);
+    free(done);
+    free(buf);
+    free(slabs);
+    if (!st) {
+        res->elements = nelem;
+        res->elements_written = written;
+        res->bytes_in = in->total_bytes;
+        res->bytes_out = file_size(final);
+        res->seconds = secs;
+        res->read_mb_s = t_read > 0 ? (double)written * (double)block_bytes / 1e6 / t_read * size : 0;
+        res->write_mb_s = t_write > 0 ? (double)written * (double)block_bytes / 1e6 / t_write : 0;
+    }
+    axb_db_close(&db);
+    if (!st && o->verify) {
+        st = axb_repack_verify(comm, o->src, o->dst, o->memory_bytes, err);
+        res->verified = st == AXB_OK;
+    }
+    return st;
+}

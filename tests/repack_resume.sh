@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Kill a repack with SIGKILL part-way (a real signal, at whatever point it is), then --resume and
+# --verify: the result must be complete and equal to the source element by element.
+# usage: repack_resume.sh AXIBULK SHARED_DATA MPIEXEC
+set -u
+AXB=$1 DATA=$2 MPIEXEC=$3
+SRC="$DATA/axisem-prem-50s/prem_50s_bwd_displ_only"
+if [ ! -d "$SRC" ]; then echo "shared data not found: skipped"; exit 77; fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-resume-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+DST="$TMP/merged"
+# 1 MiB slabs: some hundred slabs, each recorded in the .done file once on disk
+"$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M -q >"$TMP/log1" 2>&1 &
+pid=$!
+killed=0
+for _ in $(seq 1 600); do
+    if [ -s "$DST/merged_output.nc4.partial.done" ]; then
+        n=$(python3 -c "import sys; d=open(sys.argv[1],'rb').read(); print(sum(d[d.index(b'\n')+1:]))" "$DST/merged_output.nc4.partial.done" 2>/dev/null || echo 0)
+        if [ "${n:-0}" -ge 200 ]; then kill -9 "$pid" 2>/dev/null; pkill -9 -f "repack $SRC $DST" 2>/dev/null; killed=1; break; fi
+    fi
+    sleep 0.02
+done
+wait "$pid" 2>/dev/null
+if [ $killed = 0 ] || [ -e "$DST/merged_output.nc4" ]; then
+    echo "FAIL: the repack could not be interrupted part-way"; echo "0 passed, 1 failed"; exit 1
+fi
+echo "killed after $n of 4992 elements"
+if "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M --resume --verify -q; then
+    if [ -e "$DST/merged_output.nc4" ] && [ ! -e "$DST/merged_output.nc4.partial" ]; then
+        echo "1 passed, 0 failed"; exit 0
+    fi
+fi
+echo "1 failed: resume or verify failed"; echo "0 passed, 1 failed"; exit 1
