@@ -183,14 +183,21 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
         AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
         const char *names[NV_MAX];
         f->nv = run_vars(info, (axb_sim)s, names);
+        /* A chunk (all samples of 112 points) serves many elements; HDF5's default 1 MiB cache
+         * would decompress it again for every read that touches it. */
+        hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
         for (int v = 0; v < f->nv; v++) {
             char path[128];
             snprintf(path, sizeof path, "/Snapshots/%s", names[v]);
             if (!h5u_exists(f->fid, path)) continue;
-            f->dset[v] = H5Dopen2(f->fid, path, H5P_DEFAULT);
-            if (f->dset[v] < 0)
+            f->dset[v] = H5Dopen2(f->fid, path, dapl);
+            if (f->dset[v] < 0) {
+                H5Pclose(dapl);
                 return axb_error_set(err, AXB_ERR_HDF5, "%s: variable '%s': cannot open", rel, path);
+            }
         }
+        H5Pclose(dapl);
         k++;
     }
     return AXB_OK;

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Repack throughput beside the plain sequential read speed of the same input files, measured in
+# one run with the page cache of the input dropped before every measurement
+# (posix_fadvise DONTNEED, no root needed). Reports MB/s of input and the ratio.
+#
+#   bench/repack_bench.sh [DB] [AXIBULK]
+#
+# DB defaults to the shared 50 s PREM database; AXIBULK to build/release/src/axibulk.
+# Results: JSON on stdout; a Markdown table is appended to the file in $AXB_BENCH_MD if set.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DB=${1:-$root/../shared/data/axisem-prem-50s/prem_50s_bwd_displ_only}
+AXB=${2:-$root/build/release/src/axibulk}
+[ -x "$AXB" ] || { echo "build axibulk first (jobs/quickstart.sh)" >&2; exit 2; }
+[ -d "$DB" ] || { echo "no database at $DB" >&2; exit 2; }
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-bench-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+mapfile -t files < <(find -L "$DB" -name ordered_output.nc4 | sort)
+bytes=$(stat -L -c %s "${files[@]}" | awk '{s+=$1} END {print s}')
+
+drop() { python3 - "$@" <<'PY'
+import os, sys
+for f in sys.argv[1:]:
+    fd = os.open(f, os.O_RDONLY); os.fsync(fd) if False else None
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
+PY
+}
+seqread() { python3 - "$@" <<'PY'
+import os, sys, time
+t = time.perf_counter(); n = 0
+for f in sys.argv[1:]:
+    with open(f, 'rb', buffering=0) as h:
+        while True:
+            b = h.read(8 << 20)
+            if not b: break
+            n += len(b)
+print(f"{time.perf_counter() - t:.6f}")
+PY
+}
+now() { date +%s.%N; }
+
+drop "${files[@]}"
+t_seq=$(seqread "${files[@]}")
+results=()
+for np in 1 2; do
+    drop "${files[@]}"
+    sync
+    t0=$(now)
+    mpirun -n "$np" "$AXB" repack "$DB" "$TMP/out$np" --force --memory 1G -q >/dev/null
+    t1=$(now)
+    t=$(python3 -c "print($t1 - $t0)")
+    results+=("$np $t")
+done
+python3 - "$bytes" "$t_seq" "${results[@]}" <<'PY'
+import json, sys, os
+nbytes = int(sys.argv[1]); tseq = float(sys.argv[2])
+rows = [r.split() for r in sys.argv[3:]]
+seq = nbytes / tseq / 1e6
+out = {"input_bytes": nbytes, "sequential_read_mb_s": round(seq, 1), "runs": []}
+for np_, t in rows:
+    mb = nbytes / float(t) / 1e6
+    out["runs"].append({"ranks": int(np_), "seconds": round(float(t), 3), "input_mb_s": round(mb, 1),
+                        "fraction_of_sequential_read": round(mb / seq, 3)})
+print(json.dumps(out, indent=1))
+md = os.environ.get("AXB_BENCH_MD")
+if md:
+    with open(md, "a") as f:
+        f.write(f"\n| ranks | seconds | input MB/s | fraction of cold sequential read ({seq:.0f} MB/s) |\n|---|---|---|---|\n")
+        for r in out["runs"]:
+            f.write(f"| {r['ranks']} | {r['seconds']} | {r['input_mb_s']} | {r['fraction_of_sequential_read']} |\n")
+PY
