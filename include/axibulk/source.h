@@ -129,6 +129,14 @@ double axb_source_list_m0(const axb_source_list *l);
  *  source has a time shift. The epicentre has the same latitude and longitude. */
 int64_t axb_source_list_hypocentre(const axb_source_list *l);
 
+/** Centroid of a finite source (Instaseis' compute_centroid, without its summed slip rate): the
+ *  M0-weighted mean Cartesian position of the point sources at @p planet_radius (m), and the sum
+ *  of their tensors rotated into the Earth frame and back into the centroid's frame. Fills lat,
+ *  lon, depth, m and name of @p cmt (type moment, no slip rate). AXB_ERR_ARG for an empty list
+ *  or zero total moment. */
+AXB_NODISCARD axb_status axb_source_list_centroid(const axb_source_list *l, double planet_radius,
+                                                  axb_source *cmt, axb_error *err);
+
 /** Rupture duration: max − min time_shift over the sources that have one (0 if none). */
 double axb_source_list_rupture_duration(const axb_source_list *l);
 

@@ -174,25 +174,18 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
         if (ends_with(a->finite, ".param")) AXB_TRY(axb_read_usgs_param(a->finite, 10000, 0.1, 1.0, &in->subfaults, err));
         else AXB_TRY(axb_read_srf(a->finite, true, &in->subfaults, err));
         AXB_CHECK(err, in->subfaults.n > 0, AXB_ERR_ARG, "%s: no point sources", a->finite);
-        /* the table entry describing the fault: its hypocentre (earliest rupture) with the summed
-         * moment tensor */
+        /* the table entry describing the fault: its centroid (position, summed tensor) with the
+         * origin time of its hypocentre (earliest rupture) */
         in->src_table = calloc(1, sizeof *in->src_table);
         const int64_t nr = in->receivers.n;
         in->row_src = calloc((size_t)nr, sizeof *in->row_src);
         in->row_rec = malloc((size_t)nr * sizeof *in->row_rec);
         AXB_CHECK(err, in->src_table && in->row_src && in->row_rec, AXB_ERR_NOMEM, "finite-fault tables");
-        int64_t h = 0;
-        for (int64_t k = 1; k < in->subfaults.n; k++)
-            if (in->subfaults.src[k].time_shift < in->subfaults.src[h].time_shift) h = k;
         axb_source *hyp = in->src_table;
-        *hyp = in->subfaults.src[h];
-        hyp->sliprate = NULL;
-        hyp->nsliprate = 0;
+        AXB_TRY_CTX(err, axb_source_list_centroid(&in->subfaults, 6371e3, hyp, err), "%s", a->finite);
+        const int64_t h = axb_source_list_hypocentre(&in->subfaults);
+        hyp->origin_time = in->subfaults.src[h >= 0 ? h : 0].origin_time;
         hyp->time_shift = 0;
-        for (int c = 0; c < 6; c++) {
-            hyp->m[c] = 0;
-            for (int64_t k = 0; k < in->subfaults.n; k++) hyp->m[c] += in->subfaults.src[k].m[c];
-        }
         snprintf(hyp->name, sizeof hyp->name, "%.63s", a->finite);
         for (int64_t r = 0; r < nr; r++) in->row_rec[r] = r;
         job->sources = in->src_table;
