@@ -144,12 +144,5 @@ int main(int argc, char **argv)
         axb_db_close(&db);
     }
     test_remove_dir(MPI_COMM_WORLD, root);
-    int f = T.failed, p = T.passed;
-    MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    T.failed = f;
-    T.passed = p;
-    int rc = check_summary(&T);
-    MPI_Finalize();
-    return rc;
+    return test_finish_mpi(&T);
 }

@@ -318,12 +318,5 @@ int main(int argc, char **argv)
 
     axb_db *dbs[] = {bwd, fwd, strain, mbwd, mvert, mfwd, p50};
     for (int k = 0; k < 7; k++) axb_db_close(&dbs[k]);
-    int f = T.failed, p = T.passed;
-    MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    T.failed = f;
-    T.passed = p;
-    int rc = check_summary(&T);
-    MPI_Finalize();
-    return rc;
+    return test_finish_mpi(&T);
 }

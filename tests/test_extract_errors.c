@@ -109,12 +109,5 @@ int main(int argc, char **argv)
     CHECK(&T, access(out, 0) != 0);
 
     test_remove_dir(MPI_COMM_WORLD, root);
-    int fl = T.failed, p = T.passed;
-    MPI_Allreduce(MPI_IN_PLACE, &fl, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    T.failed = fl;
-    T.passed = p;
-    int r = check_summary(&T);
-    MPI_Finalize();
-    return r;
+    return test_finish_mpi(&T);
 }

@@ -18,6 +18,7 @@
 #include "axibulk/extract.h"
 #include "axibulk/timeproc.h"
 #include "check.h"
+#include "test_util.h"
 
 static const char *data_dir;
 
@@ -431,12 +432,5 @@ int main(int argc, char **argv)
     }
     more_tests(&T, json, &mt, &rec);
     free(json);
-    int f = T.failed, p = T.passed;
-    MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    T.failed = f;
-    T.passed = p;
-    int rc = check_summary(&T);
-    MPI_Finalize();
-    return rc;
+    return test_finish_mpi(&T);
 }

@@ -37,4 +37,19 @@ static inline void test_remove_dir(MPI_Comm comm, const char *dir)
     }
 }
 
+/* Sums the pass/fail counts of all ranks, prints the summary on rank 0, finalizes MPI and returns
+ * the exit code: the common end of every MPI test program. */
+#include "check.h"
+static inline int test_finish_mpi(check_ctx *t)
+{
+    int f = t->failed, p = t->passed;
+    MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    t->failed = f;
+    t->passed = p;
+    int rc = check_summary(t);
+    MPI_Finalize();
+    return rc;
+}
+
 #endif

@@ -124,45 +124,12 @@ static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_i
                               float *buf, axb_error *err)
 {
     merged_impl *m = db->impl;
-    const axb_db_info *info = &db->info;
-    const hsize_t np1 = (hsize_t)info->npol + 1;
-    hid_t fs = H5Dget_space(m->dset);
-    hsize_t mdim[1] = {(hsize_t)(nu ? nu : 1) * (hsize_t)axb_db_block_floats(db)};
-    hid_t ms = H5Screate_simple(1, mdim, NULL);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    axb_status st = AXB_OK;
-    if (fs < 0 || ms < 0 || dxpl < 0) {
-        st = axb_error_set(err, AXB_ERR_HDF5, "cannot create dataspaces");
-        goto done;
-    }
-    H5Pset_dxpl_mpio(dxpl, mode == AXB_IO_COLLECTIVE ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
-    H5Sselect_none(fs);
-    if (nu == 0) H5Sselect_none(ms);
-    for (int64_t a = 0; a < nu;) {
-        int64_t b = a + 1;
-        while (b < nu && uniq[b] == uniq[b - 1] + 1) b++;
-        hsize_t start[5] = {(hsize_t)uniq[a], 0, 0, 0, 0};
-        hsize_t count[5] = {(hsize_t)(b - a), (hsize_t)info->nvars, np1, np1, (hsize_t)info->ndumps};
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
-            st = axb_error_set(err, AXB_ERR_HDF5, "cannot select elements");
-            goto done;
-        }
-        a = b;
-    }
-    if (H5Dread(m->dset, H5T_NATIVE_FLOAT, ms, fs, dxpl, buf) < 0) {
-        char why[512];
-        h5u_last_error(why, sizeof why);
-        st = axb_error_set(err, AXB_ERR_IO, "%s: read of %lld elements failed: %s",
-                           info->files[0], (long long)nu, why);
-        goto done;
-    }
+    int64_t bytes = 0;
+    AXB_TRY_CTX(err, h5u_read_runs(m->dset, 0, nu, uniq, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT,
+                                   buf, &bytes, err), "%s", db->info.files[0]);
     db->stats.read_calls++;
-    db->stats.bytes_read += nu * axb_db_block_floats(db) * (int64_t)sizeof(float);
-done:
-    if (dxpl >= 0) H5Pclose(dxpl);
-    if (ms >= 0) H5Sclose(ms);
-    if (fs >= 0) H5Sclose(fs);
-    return st;
+    db->stats.bytes_read += bytes;
+    return AXB_OK;
 }
 
 static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *elems,

@@ -204,50 +204,16 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
 }
 
 /* Reads columns (points) ids[0..nu) (sorted, distinct) of one snapshot variable into
- * buf[t][u] (normal) or buf[u][t] (transposed). */
+ * buf[t][u] (normal) or buf[u][t] (transposed): file order of the selection either way. */
 static axb_status read_columns(axb_db *db, hid_t dset, int64_t nu, const int64_t *ids,
                                axb_io_mode mode, float *buf, axb_error *err)
 {
-    const bool tr = db->info.transposed;
-    const hsize_t nt = (hsize_t)db->info.ndumps;
-    hid_t fs = H5Dget_space(dset);
-    hsize_t mdim[2] = {tr ? (hsize_t)(nu ? nu : 1) : nt, tr ? nt : (hsize_t)(nu ? nu : 1)};
-    hid_t ms = H5Screate_simple(2, mdim, NULL);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    axb_status st = AXB_OK;
-    if (fs < 0 || ms < 0 || dxpl < 0) {
-        st = axb_error_set(err, AXB_ERR_HDF5, "cannot create dataspaces");
-        goto done;
-    }
-    H5Pset_dxpl_mpio(dxpl, mode == AXB_IO_COLLECTIVE ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
-    H5Sselect_none(fs);
-    if (nu == 0) H5Sselect_none(ms);
-    for (int64_t a = 0; a < nu;) {
-        int64_t b = a + 1;
-        while (b < nu && ids[b] == ids[b - 1] + 1) b++;
-        hsize_t start[2] = {0, 0}, count[2];
-        start[tr ? 0 : 1] = (hsize_t)ids[a];
-        count[tr ? 0 : 1] = (hsize_t)(b - a);
-        count[tr ? 1 : 0] = nt;
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
-            st = axb_error_set(err, AXB_ERR_HDF5, "cannot select points");
-            goto done;
-        }
-        a = b;
-    }
-    if (H5Dread(dset, H5T_NATIVE_FLOAT, ms, fs, dxpl, buf) < 0) {
-        char why[512];
-        h5u_last_error(why, sizeof why);
-        st = axb_error_set(err, AXB_ERR_IO, "read of %lld points failed: %s", (long long)nu, why);
-        goto done;
-    }
+    int64_t bytes = 0;
+    AXB_TRY(h5u_read_runs(dset, db->info.transposed ? 0 : 1, nu, ids, mode == AXB_IO_COLLECTIVE,
+                          H5T_NATIVE_FLOAT, buf, &bytes, err));
     db->stats.read_calls++;
-    db->stats.bytes_read += (int64_t)nu * (int64_t)nt * (int64_t)sizeof(float);
-done:
-    if (dxpl >= 0) H5Pclose(dxpl);
-    if (ms >= 0) H5Sclose(ms);
-    if (fs >= 0) H5Sclose(fs);
-    return st;
+    db->stats.bytes_read += bytes;
+    return AXB_OK;
 }
 
 /* For every variable of every run: read the unique points once, then hand each (request, var)

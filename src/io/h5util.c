@@ -253,3 +253,55 @@ axb_status h5u_read(hid_t loc, const char *name, hid_t memtype, int rank, const 
     }
     return AXB_OK;
 }
+
+axb_status h5u_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective,
+                         hid_t memtype, void *buf, int64_t *bytes, axb_error *err)
+{
+    hid_t fs = H5Dget_space(dset);
+    int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
+    hsize_t dims[H5U_MAXRANK];
+    if (rank < 1 || rank > H5U_MAXRANK || axis >= rank) {
+        if (fs >= 0) H5Sclose(fs);
+        return axb_error_set(err, AXB_ERR_HDF5, "unexpected dataspace");
+    }
+    H5Sget_simple_extent_dims(fs, dims, NULL);
+    hsize_t per = 1; /* elements per index */
+    for (int d = 0; d < rank; d++)
+        if (d != axis) per *= dims[d];
+    hsize_t mdim[1] = {(hsize_t)(n ? n : 1) * per};
+    hid_t ms = H5Screate_simple(1, mdim, NULL);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    axb_status st = AXB_OK;
+    if (ms < 0 || dxpl < 0) {
+        st = axb_error_set(err, AXB_ERR_HDF5, "cannot create dataspaces");
+        goto done;
+    }
+    H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    H5Sselect_none(fs);
+    if (n == 0) H5Sselect_none(ms);
+    for (int64_t a = 0; a < n;) {
+        int64_t b = a + 1;
+        while (b < n && ids[b] == ids[b - 1] + 1) b++;
+        hsize_t start[H5U_MAXRANK] = {0}, count[H5U_MAXRANK];
+        for (int d = 0; d < rank; d++) count[d] = dims[d];
+        start[axis] = (hsize_t)ids[a];
+        count[axis] = (hsize_t)(b - a);
+        if (H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL) < 0) {
+            st = axb_error_set(err, AXB_ERR_HDF5, "cannot select %lld indices", (long long)n);
+            goto done;
+        }
+        a = b;
+    }
+    if (H5Dread(dset, memtype, ms, fs, dxpl, buf) < 0) {
+        char why[512];
+        h5u_last_error(why, sizeof why);
+        st = axb_error_set(err, AXB_ERR_IO, "read of %lld entries failed: %s", (long long)n, why);
+        goto done;
+    }
+    *bytes = (int64_t)((hsize_t)n * per * H5Tget_size(memtype));
+done:
+    if (dxpl >= 0) H5Pclose(dxpl);
+    if (ms >= 0) H5Sclose(ms);
+    H5Sclose(fs);
+    return st;
+}

@@ -36,4 +36,11 @@ axb_status h5u_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, axb_e
 axb_status h5u_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims,
                     void *buf, axb_error *err);
 
+/* Reads, with one H5Dread, every element of dataset @p dset whose index along dimension @p axis is
+ * in ids[0..n) (sorted, distinct; all of every other dimension), into @p buf in file order, as
+ * @p memtype. Consecutive indices are merged into runs first (HDF5 builds unions of many small
+ * selections slowly). Collective: every rank calls, n may be 0. *bytes receives the size read. */
+axb_status h5u_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective,
+                         hid_t memtype, void *buf, int64_t *bytes, axb_error *err);
+
 #endif
