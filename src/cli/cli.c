@@ -20,6 +20,7 @@ static const axb_cmd commands[] = {
     {"info", "describe a wavefield database (kind, mesh, sampling, STF, sizes)", axb_cmd_info},
     {"extract", "seismograms for source-receiver pairs, catalogues or finite faults", axb_cmd_extract},
     {"repack", "convert a database to the merged layout (one read per element)", axb_cmd_repack},
+    {"mkdb", "generate an AxiSEM-format database from the analytic full-space solution", axb_cmd_mkdb},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,305 @@
+/* `axibulk mkdb` orchestration: options -> plan (grid, samples, sizes), output folder handling
+ * (DIR.partial renamed to DIR when complete), one file per run. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "axibulk/fullspace.h"
+#include "axibulk/mkdb.h"
+
+static const double PI = 3.14159265358979323846;
+
+void axb_mkdb_defaults(axb_mkdb_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = AXB_DB_RECIPROCAL;
+    o->dump = AXB_DUMP_DISPL_ONLY;
+    o->layout = AXB_LAYOUT_ORIGINAL;
+    o->period = NAN;
+    o->length = NAN;
+    o->rmin_km = NAN;
+    o->radius_km = 6371.0;
+    o->source_depth_km = 0.0;
+    o->vp = 10000.0;
+    o->vs = 5770.0;
+    o->rho = 3300.0;
+    /* AxiSEM's mesher default: 1.5 elements per wavelength at npol 4 */
+    o->points_per_wavelength = 6.0;
+    o->element_km = 0.0;
+    o->dt = 0.0;
+    o->amplitude = 1e20;
+    o->progress = true;
+    o->memory_bytes = (int64_t)256 << 20;
+}
+
+static bool pos_finite(double x) { return isfinite(x) && x > 0; }
+
+static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
+{
+    AXB_CHECK(err, o->dir && o->dir[0], AXB_ERR_ARG, "missing the output folder (-o DIR)");
+    AXB_CHECK(err, pos_finite(o->period), AXB_ERR_ARG, "--period %g: must be a positive number of seconds", o->period);
+    AXB_CHECK(err, pos_finite(o->length), AXB_ERR_ARG, "--length %g: must be a positive number of seconds", o->length);
+    AXB_CHECK(err, pos_finite(o->radius_km), AXB_ERR_ARG, "--radius-km %g: must be positive", o->radius_km);
+    AXB_CHECK(err, pos_finite(o->rmin_km) && o->rmin_km < o->radius_km, AXB_ERR_ARG,
+              "--rmin-km %g: must be above 0 and below the planet radius %g km (the mesh is a shell; "
+              "the centre would need a central cube)", o->rmin_km, o->radius_km);
+    AXB_CHECK(err, pos_finite(o->vp) && pos_finite(o->vs) && pos_finite(o->rho), AXB_ERR_ARG,
+              "--vp %g --vs %g --rho %g: must be positive numbers (m/s, m/s, kg/m^3)", o->vp, o->vs, o->rho);
+    AXB_CHECK(err, o->vs < o->vp, AXB_ERR_ARG, "--vs %g must be below --vp %g", o->vs, o->vp);
+    AXB_CHECK(err, 3 * o->vp * o->vp > 4 * o->vs * o->vs, AXB_ERR_ARG,
+              "--vp %g --vs %g: the bulk modulus would be negative (need vp^2 > 4/3 vs^2)", o->vp, o->vs);
+    AXB_CHECK(err, pos_finite(o->points_per_wavelength), AXB_ERR_ARG,
+              "--points-per-wavelength %g: must be positive", o->points_per_wavelength);
+    AXB_CHECK(err, isfinite(o->element_km) && o->element_km >= 0, AXB_ERR_ARG,
+              "--element-km %g: must be positive (0: from the period)", o->element_km);
+    AXB_CHECK(err, isfinite(o->dt) && o->dt >= 0, AXB_ERR_ARG, "--dt %g: must be positive (0: period/4)", o->dt);
+    AXB_CHECK(err, pos_finite(o->amplitude) && o->amplitude < 3e38, AXB_ERR_ARG,
+              "amplitude %g: must be a positive float32 number", o->amplitude);
+    AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "memory per rank must be positive");
+    AXB_CHECK(err, o->kind == AXB_DB_RECIPROCAL || o->kind == AXB_DB_FORWARD, AXB_ERR_ARG, "unknown kind");
+    if (o->kind == AXB_DB_FORWARD)
+        AXB_CHECK(err, isfinite(o->source_depth_km) && o->source_depth_km >= 0 &&
+                       o->source_depth_km < o->radius_km,
+                  AXB_ERR_ARG, "--source-depth-km %g: must be in 0..%g", o->source_depth_km, o->radius_km);
+    AXB_CHECK(err, o->dump == AXB_DUMP_DISPL_ONLY || o->dump == AXB_DUMP_STRAIN_ONLY, AXB_ERR_ARG,
+              "--dump: only displ_only and strain_only can be written");
+    AXB_CHECK(err, !(o->kind == AXB_DB_FORWARD && o->dump == AXB_DUMP_STRAIN_ONLY), AXB_ERR_UNSUPPORTED,
+              "--dump strain_only is for reciprocal databases only (Instaseis reads no forward "
+              "strain_only database)");
+    AXB_CHECK(err, o->layout == AXB_LAYOUT_ORIGINAL, AXB_ERR_UNSUPPORTED,
+              "--layout merged is not available yet: write --layout original, then run "
+              "'axibulk repack DIR DST'");
+    return AXB_OK;
+}
+
+axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
+{
+    memset(p, 0, sizeof *p);
+    AXB_TRY(validate(o, err));
+    p->npol = AXB_MKDB_NPOL;
+    p->r_max = o->radius_km * 1e3;
+    p->r_min = o->rmin_km * 1e3;
+    /* element edge: points_per_wavelength GLL points (npol intervals per element) per shear
+     * wavelength, so h = npol * vs * period / points_per_wavelength */
+    const double h = o->element_km > 0 ? o->element_km * 1e3
+                                       : p->npol * o->vs * o->period / o->points_per_wavelength;
+    const double nth = ceil(PI * p->r_max / h - 1e-9), nr = ceil((p->r_max - p->r_min) / h - 1e-9);
+    AXB_CHECK(err, nth < 1e7 && nr < 1e7, AXB_ERR_RANGE,
+              "element size %g km is far too small for this shell", h / 1e3);
+    p->ntheta = (int)nth;
+    if (p->ntheta < 2) p->ntheta = 2;
+    p->ntheta += p->ntheta % 2; /* an element edge on the equator: each half keeps its axis at xi=-1 */
+    p->nrad = nr < 1 ? 1 : (int)nr;
+    p->nelem = (int64_t)p->ntheta * p->nrad;
+    const int64_t ncol = (int64_t)p->ntheta * p->npol + 1, nrow = (int64_t)p->nrad * p->npol + 1;
+    p->npoints = o->dump == AXB_DUMP_DISPL_ONLY ? ncol * nrow
+                                                : p->nelem * (p->npol - 1) * (p->npol - 1);
+    AXB_CHECK(err, p->npoints < INT32_MAX, AXB_ERR_RANGE,
+              "%lld GLL points exceed the int32 indices of the format: use a longer --period or a "
+              "larger --element-km", (long long)p->npoints);
+
+    p->dt = o->dt > 0 ? o->dt : o->period / 4;
+    const double nt = ceil(o->length / p->dt - 1e-9) + 1;
+    AXB_CHECK(err, nt < INT32_MAX, AXB_ERR_RANGE, "--length %g / dt %g: too many samples", o->length, p->dt);
+    p->nt = (int64_t)nt;
+    /* AxiSEM's shift: 1.5 periods rounded up to a whole sample, so Instaseis' shift in samples
+     * and in seconds agree */
+    axb_fs_stf stf;
+    axb_fs_stf_from_period_dt(o->period, p->dt, &stf);
+    p->stf_sigma = stf.sigma;
+    p->src_shift_samples = (int)lround(stf.t0 / p->dt);
+    p->src_shift = stf.t0;
+    AXB_CHECK(err, p->src_shift_samples < p->nt, AXB_ERR_ARG,
+              "--length %g s is shorter than the source shift %g s of the STF", o->length, p->src_shift);
+    p->amplitude = (float)o->amplitude;
+    /* the stored depth is float32: put the source exactly where the file says it is */
+    p->r_src = o->kind == AXB_DB_FORWARD ? p->r_max - (double)(float)o->source_depth_km * 1e3 : p->r_max;
+
+    static const axb_sim rec[2] = {AXB_SIM_PX, AXB_SIM_PZ};
+    static const axb_sim fwd[4] = {AXB_SIM_MZZ, AXB_SIM_MXX_P_MYY, AXB_SIM_MXZ_MYZ, AXB_SIM_MXY_MXX_M_MYY};
+    p->nsim = o->kind == AXB_DB_FORWARD ? 4 : 2;
+    memcpy(p->sims, o->kind == AXB_DB_FORWARD ? fwd : rec, (size_t)p->nsim * sizeof(axb_sim));
+
+    const bool displ = o->dump == AXB_DUMP_DISPL_ONLY;
+    const int64_t np1 = p->npol + 1;
+    const int64_t mesh = p->npoints * 10 * 4 +
+                         (displ ? p->nelem * (np1 * np1 + 4 + 3 + 2) * 4 + (np1 * np1 * 2 + np1 * 3) * 8 : 0);
+    p->total_bytes = 0;
+    for (int k = 0; k < p->nsim; k++) {
+        const bool mono = p->sims[k] == AXB_SIM_PZ || p->sims[k] == AXB_SIM_MZZ ||
+                          p->sims[k] == AXB_SIM_MXX_P_MYY;
+        const int nv = displ ? (mono ? 2 : 3) : (mono ? 4 : 6);
+        const int64_t b = (int64_t)nv * p->nt * p->npoints * 4 + mesh + 2 * p->nt * 4 + 20000;
+        if (b > p->file_bytes) p->file_bytes = b;
+        p->total_bytes += b;
+    }
+    return AXB_OK;
+}
+
+/* rm -r of a folder this command created (DIR.partial or the replaced DIR); POSIX only. */
+static int remove_tree(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(sb.st_mode)) return remove(path);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int rc = 0;
+    struct dirent *ent;
+    while (rc == 0 && (ent = readdir(d))) {
+        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+        size_t n = strlen(path) + strlen(ent->d_name) + 2;
+        char *sub = malloc(n);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        snprintf(sub, n, "%s/%s", path, ent->d_name);
+        rc = remove_tree(sub);
+        free(sub);
+    }
+    closedir(d);
+    return rc == 0 ? rmdir(path) : rc;
+}
+
+static axb_status make_dir(const char *path, axb_error *err)
+{
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot create folder: %s", path, strerror(errno));
+    return AXB_OK;
+}
+
+/* Rank 0: a fresh DIR.partial with SIM/Data folders for every run. */
+static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *dir,
+                               const char *partial, axb_error *err)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !o->force)
+        return axb_error_set(err, AXB_ERR_ARG, "%s already exists (use --force to replace it)", dir);
+    if (remove_tree(partial) != 0)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the leftover of an earlier run: %s",
+                             partial, strerror(errno));
+    if (mkdir(partial, 0755) != 0)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot create folder: %s", partial, strerror(errno));
+    char sub[AXB_PATH_MAX + 64];
+    for (int k = 0; k < p->nsim; k++) {
+        snprintf(sub, sizeof sub, "%s/%s", partial, axb_sim_name(p->sims[k]));
+        AXB_TRY(make_dir(sub, err));
+        snprintf(sub, sizeof sub, "%s/%s/Data", partial, axb_sim_name(p->sims[k]));
+        AXB_TRY(make_dir(sub, err));
+    }
+    return AXB_OK;
+}
+
+/* Rank 0: DIR.partial -> DIR, replacing an old DIR (--force) only once the new one is complete. */
+static axb_status publish(const char *dir, const char *partial, axb_error *err)
+{
+    char old[AXB_PATH_MAX + 32];
+    snprintf(old, sizeof old, "%s.replaced", dir);
+    struct stat sb;
+    bool had = stat(dir, &sb) == 0;
+    if (had) {
+        if (remove_tree(old) != 0 || rename(dir, old) != 0)
+            return axb_error_set(err, AXB_ERR_IO, "%s: cannot move the old database aside: %s", dir,
+                                 strerror(errno));
+    }
+    if (rename(partial, dir) != 0)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot rename %s: %s", dir, partial, strerror(errno));
+    if (had && remove_tree(old) != 0)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the replaced database: %s", old,
+                             strerror(errno));
+    return AXB_OK;
+}
+
+static axb_status bcast_status(MPI_Comm comm, axb_status st, axb_error *err)
+{
+    int code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, 0, comm);
+    err->code = (axb_status)code;
+    return (axb_status)code;
+}
+
+static void human(char *buf, size_t n, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.2f %s" : "%.0f %s", b, unit[u]);
+}
+
+static void report_plan(FILE *out, const axb_mkdb_opts *o, const axb_mkdb_plan *p, int size)
+{
+    char tot[32], per[32];
+    human(tot, sizeof tot, (double)p->total_bytes);
+    human(per, sizeof per, (double)p->file_bytes);
+    fprintf(out, "mkdb: %s %s database in %s, %d runs:", axb_db_kind_name(o->kind),
+            axb_dump_type_name(o->dump), o->dir, p->nsim);
+    for (int k = 0; k < p->nsim; k++) fprintf(out, " %s", axb_sim_name(p->sims[k]));
+    fprintf(out, "\nmkdb: shell %.1f-%.1f km, %lld elements (%d colatitude x %d radial), %lld GLL "
+                 "points, %lld samples at dt %.6g s, source shift %.6g s\n",
+            p->r_min / 1e3, p->r_max / 1e3, (long long)p->nelem, p->ntheta, p->nrad,
+            (long long)p->npoints, (long long)p->nt, p->dt, p->src_shift);
+    fprintf(out, "mkdb: planned size %s (%lld bytes; largest file %s), %d rank%s\n", tot,
+            (long long)p->total_bytes, per, size, size > 1 ? "s" : "");
+    fflush(out);
+}
+
+axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
+                        axb_mkdb_result *res, axb_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(res, 0, sizeof *res);
+    const double t0 = MPI_Wtime();
+    axb_mkdb_plan *p = &res->plan;
+    AXB_TRY(axb_mkdb_plan_make(o, p, err)); /* pure and identical on every rank */
+
+    char dir[AXB_PATH_MAX], partial[AXB_PATH_MAX + 16];
+    size_t n = strlen(o->dir);
+    while (n > 1 && o->dir[n - 1] == '/') n--;
+    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "output folder name too long");
+    memcpy(dir, o->dir, n);
+    dir[n] = '\0';
+    snprintf(partial, sizeof partial, "%s.partial", dir);
+    FILE *out = rank == 0 && o->progress ? progress : NULL;
+    if (out) report_plan(out, o, p, size);
+
+    axb_status st = AXB_OK;
+    if (rank == 0) st = prepare_dirs(o, p, dir, partial, err);
+    AXB_TRY(bcast_status(comm, st, err));
+
+    axb_mkdb_mesh mesh;
+    AXB_TRY(axb_mkdb_mesh_build(p, o->dump == AXB_DUMP_DISPL_ONLY, &mesh, err));
+    int64_t done = 0;
+    const int64_t total = p->npoints * p->nsim;
+    for (int k = 0; k < p->nsim && !st; k++) {
+        char path[AXB_PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s/Data/ordered_output.nc4", partial, axb_sim_name(p->sims[k]));
+        st = axb_mkdb_write_file(comm, o, p, &mesh, p->sims[k], path, out, t0, &done, total, err);
+    }
+    axb_mkdb_mesh_free(&mesh);
+    if (st) return st;
+
+    if (rank == 0) {
+        st = publish(dir, partial, err);
+        for (int k = 0; k < p->nsim && !st; k++) {
+            char path[AXB_PATH_MAX + 64];
+            struct stat sb;
+            snprintf(path, sizeof path, "%s/%s/Data/ordered_output.nc4", dir, axb_sim_name(p->sims[k]));
+            if (stat(path, &sb) == 0) res->bytes_written += (int64_t)sb.st_size;
+        }
+    }
+    AXB_TRY(bcast_status(comm, st, err));
+    MPI_Bcast(&res->bytes_written, 1, MPI_INT64_T, 0, comm);
+    res->seconds = MPI_Wtime() - t0;
+    return AXB_OK;
+}
