@@ -3,11 +3,12 @@
 #
 #   jobs/quickstart.sh [DB]
 #
-# With the shared test data (../shared/data): describes the databases (`axibulk info`), then
-# extracts seismograms for the example events and stations in inputs/ from the 100 s PREM
-# database (`axibulk extract`, bulk HDF5 and ASDF, into build/quickstart/). With DB: describes
-# that database and extracts the same from it. Without either: describes a small synthetic
-# AxiSEM-format database it writes itself (`axibulk mkdb` will make that an analytic one).
+# The built-in default needs no data: `axibulk mkdb` writes a small analytic database (a
+# homogeneous full space, AxiSEM's format, about 35 MB, under a second), `axibulk info` describes
+# it, and `axibulk extract` computes seismograms for the example events and stations in inputs/
+# into build/quickstart/ (bulk HDF5 and ASDF), then prints a summary. With the shared test data
+# (../shared/data) it also describes those databases and extracts from the 100 s PREM one; with
+# DB it extracts from that database instead.
 # Runs with 2 MPI ranks (AXB_NP to change). Works as root and as a normal user.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,19 +26,41 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 
 "$axb" --version
 echo
+out="$root/build/quickstart"
+mkdir -p "$out"
+
+# 1. the built-in default: an analytic database made on the spot
+echo "== axibulk mkdb: a small full-space database"
+"${mpirun[@]}" "$axb" mkdb -o "$out/fullspace_db" --kind reciprocal --period 50 --length 2400 \
+    --rmin-km 5500 --force
+echo
+"${mpirun[@]}" "$axb" info "$out/fullspace_db"
+echo
+
+extract_from() { # DB LABEL
+    echo "== axibulk extract: inputs/CMTSOLUTION x inputs/STATIONS from $2"
+    "${mpirun[@]}" "$axb" extract --db "$1" --cmt "$root/inputs/CMTSOLUTION" \
+        --stations "$root/inputs/STATIONS" --components ZNE --kind displacement \
+        -o "$out/$2.h5" --force
+    "${mpirun[@]}" "$axb" extract --db "$1" --cmt "$root/inputs/CMTSOLUTION" \
+        --stations "$root/inputs/STATIONS" --components ZNE --format asdf \
+        -o "$out/$2.asdf.h5" --force -q
+    if command -v h5ls >/dev/null; then
+        echo "   $out/$2.h5:"
+        h5ls "$out/$2.h5" | sed 's/^/     /'
+        echo "   $out/$2.asdf.h5: ASDF, $(h5ls "$out/$2.asdf.h5/Waveforms" | wc -l) stations"
+    fi
+    echo
+}
+extract_from "$out/fullspace_db" fullspace
+
+# 2. real databases, when there are any
 dbs=()
 if [ $# -gt 0 ]; then
     dbs=("$@")
 elif [ -d "$root/../shared/data/axisem-prem-100s" ]; then
     shared=$(cd "$root/../shared/data" && pwd)
     dbs=("$shared"/axisem-prem-100s/* "$shared"/axisem-prem-50s/* "$shared"/instaseis-merged/*)
-else
-    # No shared data: a tiny synthetic database in AxiSEM's format (the test fixture writer;
-    # `axibulk mkdb` will replace it with an analytic one).
-    out="$root/build/quickstart-db"
-    rm -rf "$out"
-    "$build/tests/mkfixture" "$out" bwd
-    dbs=("$out")
 fi
 for db in "${dbs[@]}"; do
     [ -d "$db" ] || [ -f "$db" ] || continue
@@ -45,26 +68,6 @@ for db in "${dbs[@]}"; do
     "${mpirun[@]}" "$axb" info "$db"
     echo
 done
-
-# The main job: seismograms for events x stations.
-extract_db=""
-if [ $# -gt 0 ]; then extract_db=$1
-elif [ -n "${shared:-}" ]; then extract_db="$shared/axisem-prem-100s/100s_db_bwd_displ_only"; fi
-if [ -n "$extract_db" ]; then
-    out="$root/build/quickstart"
-    mkdir -p "$out"
-    echo "== axibulk extract: inputs/CMTSOLUTION x inputs/STATIONS from $(basename "$extract_db")"
-    "${mpirun[@]}" "$axb" extract --db "$extract_db" --cmt "$root/inputs/CMTSOLUTION" \
-        --stations "$root/inputs/STATIONS" --components ZNE --kind displacement --dt 5 \
-        -o "$out/seismograms.h5" --force
-    "${mpirun[@]}" "$axb" extract --db "$extract_db" --cmt "$root/inputs/CMTSOLUTION" \
-        --stations "$root/inputs/STATIONS" --components ZNE --format asdf \
-        -o "$out/seismograms.asdf.h5" --force -q
-    if command -v h5ls >/dev/null; then
-        echo
-        echo "bulk layout (docs/output-format.md):"
-        h5ls "$out/seismograms.h5"
-        echo "ASDF waveforms of the first station:"
-        h5ls "$out/seismograms.asdf.h5/Waveforms" | head -1
-    fi
-fi
+if [ $# -gt 0 ]; then extract_from "$1" "$(basename "$1")"
+elif [ -n "${shared:-}" ]; then extract_from "$shared/axisem-prem-100s/100s_db_bwd_displ_only" prem100s; fi
+echo "quickstart done: outputs in $out"
