@@ -1,8 +1,11 @@
 /**
  * @file extract_job.h
- * @brief A whole extraction job under MPI: rows (source–receiver pairs, or a finite fault at each
- *        receiver) shared among the ranks, computed in chunks and written collectively into one
- *        output file (written as PATH.partial, renamed when complete).
+ * @brief A whole extraction job under MPI, written collectively into one output file (as
+ *        PATH.partial, renamed when complete). Pairs and cross products are partitioned by
+ *        element: pairs are grouped by the element they need, element ranges of equal work are
+ *        given to the ranks, and each rank reads its elements in file order in batches, one
+ *        (collective) read per batch, every element at most once per batch. Finite faults (a sum
+ *        over subfaults per row) are split by rows.
  */
 #ifndef AXIBULK_EXTRACT_JOB_H
 #define AXIBULK_EXTRACT_JOB_H
@@ -38,6 +41,7 @@ typedef struct axb_extract_job {
     bool overwrite;
     bool progress;              /**< rank 0 reports progress on the progress stream */
     const char *command;        /**< command line, recorded in the output (may be NULL) */
+    bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {

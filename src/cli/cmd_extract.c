@@ -14,7 +14,7 @@ typedef struct extract_args {
         *format, *origin_time, *job;
     double dt;
     long kernelwidth, batch_mb;
-    bool no_remove_shift, reconvolve, force, quiet;
+    bool no_remove_shift, reconvolve, force, quiet, independent;
 } extract_args;
 
 static const char extract_help[] =
@@ -50,13 +50,14 @@ static void set_options(extract_args *a, axb_opt *o)
         {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
+        {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
         {"quiet", 'q', AXB_OPT_FLAG, &a->quiet, NULL, "no progress messages"},
         {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
     memcpy(o, table, sizeof table);
 }
-#define NOPTS 20
+#define NOPTS 21
 
 /* Applies a job file: its keys are option names; "remove-source-shift: false" is accepted too. */
 static axb_status apply_job(const axb_job *job, const char *path, const axb_opt *opts, axb_error *err)
@@ -207,6 +208,7 @@ static axb_status build_job(const extract_args *a, axb_extract_job *job, axb_err
     job->output = a->output;
     job->overwrite = a->force;
     job->progress = !a->quiet;
+    job->independent_reads = a->independent;
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     if (a->components) {
         AXB_CHECK(err, strlen(a->components) < sizeof o.components, AXB_ERR_ARG,

@@ -2,7 +2,10 @@
 #ifndef AXB_ENGINES_EXTRACT_INTERNAL_H
 #define AXB_ENGINES_EXTRACT_INTERNAL_H
 
+#include <stdio.h>
+
 #include "axibulk/extract.h"
+#include "axibulk/extract_job.h"
 #include "axibulk/kdtree.h"
 #include "axibulk/timeproc.h"
 
@@ -53,5 +56,24 @@ typedef struct axb_elem_state {
  * element data is in @p es (displ_only) or whose point data is @p point ([nv][nt], strain_only). */
 axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc,
                            axb_elem_state *es, const float *point, double *raw, axb_error *err);
+
+/* Turns one pair's raw traces [ncomp][nt] into output samples out [ncomp][npts]: reconvolution
+ * with the source's slip rate (if the plan reconvolves), resampling, differentiation, cut. */
+axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out,
+                              axb_error *err);
+
+/* Progress of a job on rank 0: rows done over all ranks, rate, ETA (days included). */
+typedef struct axb_extract_progress {
+    FILE *f;                    /* NULL: silent */
+    double t0, last;
+    bool reported;              /* short jobs print nothing */
+    int64_t total, done;
+} axb_extract_progress;
+void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_now_total, bool last);
+
+/* The element-partitioned extraction of a job's rows (pairs and cross products). Collective. */
+axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
+                                   const axb_extract_job *job, axb_output *out,
+                                   axb_extract_progress *prog, axb_error *err);
 
 #endif

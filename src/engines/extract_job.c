@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "axibulk/extract_job.h"
+#include "engines/extract_internal.h"
 
 static double now(void)
 {
@@ -25,6 +26,22 @@ static void format_eta(char *buf, size_t n, double s)
     long t = (long)(s + 0.5), d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
     if (d) snprintf(buf, n, "%ldd %02ld:%02ld:%02ld", d, h, m, sec);
     else snprintf(buf, n, "%02ld:%02ld:%02ld", h, m, sec);
+}
+
+void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_total, bool last)
+{
+    pr->done = done_total;
+    if (!pr->f) return;
+    const double t = now();
+    if (!(t - pr->last >= 5.0 || (pr->reported && last))) return;
+    const double rate = (double)pr->done / (t - pr->t0);
+    char eta[32];
+    format_eta(eta, sizeof eta, (double)(pr->total - pr->done) / rate);
+    fprintf(pr->f, "extract: %lld/%lld rows (%.1f %%), %.1f rows/s, ETA %s\n", (long long)pr->done,
+            (long long)pr->total, 100.0 * (double)pr->done / (double)(pr->total ? pr->total : 1), rate, eta);
+    fflush(pr->f);
+    pr->last = t;
+    pr->reported = true;
 }
 
 /* Status of all ranks: the first failure wins; ranks that did not fail get AXB_ERR_REMOTE. */
@@ -103,61 +120,43 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     }
     const int ncomp = st ? 0 : axb_extract_ncomp(plan);
     const int64_t npts = st ? 0 : axb_extract_npts(plan);
-    /* contiguous, balanced blocks of rows */
-    const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
-    /* (1 when the plan failed: the loop below then only agrees on the failure) */
-    const int64_t row_doubles = ncomp > 0 && npts > 0 ? (int64_t)ncomp * npts : 1;
-    int64_t chunk = ((int64_t)64 << 20) / (row_doubles * (int64_t)sizeof(double));
-    if (chunk < 1) chunk = 1;
-    if (chunk > 4096) chunk = 4096;
-    int64_t nchunks = (hi - lo + chunk - 1) / chunk, maxchunks = 0;
-    MPI_Allreduce(&nchunks, &maxchunks, 1, MPI_INT64_T, MPI_MAX, comm);
-    double *data = NULL;
-    int64_t *rows = NULL;
-    axb_pair_ref *refs = NULL;
-    if (!st) {
-        data = malloc((size_t)chunk * (size_t)row_doubles * sizeof *data);
-        rows = malloc((size_t)chunk * sizeof *rows);
-        refs = malloc((size_t)chunk * sizeof *refs);
-        if (!data || !rows || !refs) st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
-        st = agree(comm, st, NULL, err);
-    }
-    double last_report = t0;
-    bool reported = false;      /* short jobs print no progress at all */
-    for (int64_t c = 0; c < maxchunks && !st; c++) {
-        const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
-        int64_t n = b > a ? b - a : 0;
-        for (int64_t k = 0; k < n; k++) {
-            rows[k] = a + k;
-            refs[k] = (axb_pair_ref){&job->sources[job->row_source[a + k]], &job->receivers[job->row_receiver[a + k]]};
+    axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0};
+    if (!job->subfaults) {
+        if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, &prog, err);
+    } else {
+        /* finite faults: every row sums all subfaults, so rows are split in balanced blocks */
+        const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
+        const int64_t row_doubles = ncomp > 0 && npts > 0 ? (int64_t)ncomp * npts : 1;
+        int64_t chunk = ((int64_t)64 << 20) / (row_doubles * (int64_t)sizeof(double));
+        if (chunk < 1) chunk = 1;
+        if (chunk > 4096) chunk = 4096;
+        int64_t nchunks = (hi - lo + chunk - 1) / chunk, maxchunks = 0;
+        MPI_Allreduce(&nchunks, &maxchunks, 1, MPI_INT64_T, MPI_MAX, comm);
+        double *data = NULL;
+        int64_t *rows = NULL;
+        if (!st) {
+            data = malloc((size_t)chunk * (size_t)row_doubles * sizeof *data);
+            rows = malloc((size_t)chunk * sizeof *rows);
+            if (!data || !rows) st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
+            st = agree(comm, st, NULL, err);
         }
-        axb_status local = AXB_OK;
-        if (job->subfaults) {
+        for (int64_t c = 0; c < maxchunks && !st; c++) {
+            const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
+            const int64_t n = b > a ? b - a : 0;
+            axb_status local = AXB_OK;
             for (int64_t k = 0; k < n && !local; k++) {
-                local = axb_extract_finite(plan, subs.n, subs.src, refs[k].rec,
+                rows[k] = a + k;
+                local = axb_extract_finite(plan, subs.n, subs.src, &job->receivers[job->row_receiver[a + k]],
                                            data + k * row_doubles, err);
                 if (local) axb_error_prefix(err, "row %lld", (long long)(a + k));
             }
-        } else if (n) {
-            local = axb_extract_pairs_from(plan, a, n, refs, data, err);
+            int64_t done = b > lo ? b - lo : 0;
+            st = agree(comm, local, &done, err);
+            if (!st) st = axb_output_write(out, n, rows, data, err);
+            if (!st) axb_extract_progress_step(&prog, done, c + 1 == maxchunks);
         }
-        int64_t done = b > lo ? b - lo : 0;
-        st = agree(comm, local, &done, err);
-        if (!st) st = axb_output_write(out, n, rows, data, err);
-        if (!st && job->progress && rank == 0 && progress) {
-            const double t = now();
-            if (t - last_report >= 5.0 || (reported && c + 1 == maxchunks)) {
-                const double rate = (double)done / (t - t0);
-                char eta[32];
-                format_eta(eta, sizeof eta, (double)(job->nrows - done) / rate);
-                fprintf(progress, "extract: %lld/%lld rows (%.1f %%), %.1f rows/s, ETA %s\n",
-                        (long long)done, (long long)job->nrows, 100.0 * (double)done / (double)job->nrows,
-                        rate, eta);
-                fflush(progress);
-                last_report = t;
-                reported = true;
-            }
-        }
+        free(data);
+        free(rows);
     }
     if (out) {
         axb_status cst = axb_output_close(&out, st == AXB_OK, st ? NULL : err);
@@ -176,9 +175,6 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         res->start_offset = axb_extract_start_offset(plan);
         res->seconds = now() - t0;
     }
-    free(data);
-    free(rows);
-    free(refs);
     axb_source_list_free(&subs);
     axb_extract_plan_destroy(&plan);
     axb_db_close(&db);

@@ -105,14 +105,9 @@ static axb_status n_derivatives(const axb_extract_plan *p, bool force, int *nder
     return AXB_OK;
 }
 
-typedef struct pairs_ctx {
-    double *out;
-} pairs_ctx;
-
-static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw,
-                              void *vctx, axb_error *err)
+axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *ref, double *raw, double *out,
+                              axb_error *err)
 {
-    pairs_ctx *c = vctx;
     int nder;
     AXB_TRY(n_derivatives(p, ref->src->type == AXB_SRC_FORCE, &nder, err));
     double shift = 0;
@@ -124,9 +119,20 @@ static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_
     for (int k = 0; k < p->ncomp; k++) {
         double *tr = raw + k * p->nt;
         if (p->opts.reconvolve_stf) AXB_TRY(axb_reconv_apply(p->reconv, tr, err));
-        axb_time_plan_finish(p->tplan, nder, tr, c->out + (pair * p->ncomp + k) * npts, p->time_work);
+        axb_time_plan_finish(p->tplan, nder, tr, out + k * npts, p->time_work);
     }
     return AXB_OK;
+}
+
+typedef struct pairs_ctx {
+    double *out;
+} pairs_ctx;
+
+static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw,
+                              void *vctx, axb_error *err)
+{
+    pairs_ctx *c = vctx;
+    return axb_extract_finish(p, ref, raw, c->out + pair * p->ncomp * p->win.npts, err);
 }
 
 axb_status axb_extract_pairs_from(axb_extract_plan *p, int64_t first, int64_t n,
