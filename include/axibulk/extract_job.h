@@ -51,6 +51,8 @@ typedef struct axb_extract_job_result {
     int64_t npts;
     double dt, start_offset, seconds;
     int64_t elements_read;      /**< summed over ranks */
+    int64_t read_calls;         /**< data H5Dread calls, summed over ranks */
+    int64_t bytes_read;         /**< bytes of element data read, summed over ranks */
 } axb_extract_job_result;
 
 /** Runs the job. Collective over @p comm; every rank returns the same status. */

@@ -286,10 +286,10 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     if (!st && env->rank == 0)
         fprintf(env->out,
                 "wrote %lld rows x %d components (%s) x %lld samples at %g s to %s in %.2f s "
-                "(%.1f rows/s, %lld element reads)\n",
+                "(%.1f rows/s, %lld element reads in %lld read calls, %.1f MB)\n",
                 (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
                 res.seconds, (double)res.rows / (res.seconds > 0 ? res.seconds : 1),
-                (long long)res.elements_read);
+                (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6);
     inputs_free(&in);
     axb_job_free(&jf);
     return st;

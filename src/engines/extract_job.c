@@ -167,6 +167,10 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         axb_extract_get_stats(plan, &es);
         int64_t er = es.elements_read;
         MPI_Allreduce(&er, &res->elements_read, 1, MPI_INT64_T, MPI_SUM, comm);
+        axb_io_stats io;
+        axb_db_get_io_stats(db, &io);
+        MPI_Allreduce(&io.read_calls, &res->read_calls, 1, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(&io.bytes_read, &res->bytes_read, 1, MPI_INT64_T, MPI_SUM, comm);
         res->rows = job->nrows;
         res->ncomp = ncomp;
         snprintf(res->components, sizeof res->components, "%s", axb_extract_components(plan));

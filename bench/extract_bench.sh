@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Extraction throughput measured side by side in one run: original vs merged layout of the same
+# database, 1 vs 2 ranks, fully random source-receiver pairs, warm page cache (files read just
+# before each run). Reports seismograms/s, per core, read calls per element read, and ratios.
+#
+#   bench/extract_bench.sh [NPAIRS] [AXIBULK]
+#
+# Makes its own database with `axibulk mkdb` (uncompressed, ~0.6 GB) and merged copy with
+# `axibulk repack`, in a temporary folder. JSON on stdout; a Markdown table is appended to
+# $AXB_BENCH_MD if set.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NPAIRS=${1:-20000}
+AXB=${2:-$root/build/release/src/axibulk}
+[ -x "$AXB" ] || { echo "build axibulk first (jobs/quickstart.sh)" >&2; exit 2; }
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-xbench-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+mpirun -n 2 "$AXB" mkdb -o "$TMP/db" --kind reciprocal --period 20 --length 1200 --rmin-km 4000 >/dev/null
+mpirun -n 2 "$AXB" repack "$TMP/db" "$TMP/merged" -q >/dev/null
+python3 - "$NPAIRS" > "$TMP/pairs.txt" <<'PY'
+import math, random, sys
+random.seed(7)
+for i in range(int(sys.argv[1])):
+    sl = math.degrees(math.asin(2 * random.random() - 1)); so = 360 * random.random() - 180
+    rl = math.degrees(math.asin(2 * random.random() - 1)); ro = 360 * random.random() - 180
+    d = random.uniform(0, 2000e3)
+    print(f"mt {sl:.5f} {so:.5f} {d:.1f} 1e18 -5e17 -5e17 2e17 -1e17 3e17 {rl:.5f} {ro:.5f}")
+PY
+warm() { find -L "$1" -type f -name '*.nc4' -exec cat {} + > /dev/null; }
+results=()
+for layout in original merged; do
+    db=$TMP/db; [ $layout = merged ] && db=$TMP/merged
+    for np in 1 2; do
+        warm "$db"
+        line=$(mpirun -n "$np" "$AXB" extract --db "$db" --pairs "$TMP/pairs.txt" --components ZNE \
+               -o "$TMP/out.h5" --force -q)
+        results+=("$layout $np $line")
+    done
+done
+python3 - "$NPAIRS" "${results[@]}" <<'PY'
+import json, os, re, sys
+n = int(sys.argv[1]); runs = []
+for r in sys.argv[2:]:
+    layout, np_, line = r.split(" ", 2)
+    m = re.search(r"in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in (\d+) read calls", line)
+    secs, rate, elems, calls = float(m[1]), float(m[2]), int(m[3]), int(m[4])
+    runs.append({"layout": layout, "ranks": int(np_), "seconds": secs, "seismograms_per_s": rate,
+                 "per_core": round(rate / int(np_), 1), "element_reads": elems, "read_calls": calls,
+                 "read_calls_per_element": round(calls / max(elems, 1), 4)})
+by = {(r["layout"], r["ranks"]): r for r in runs}
+out = {"pairs": n, "runs": runs,
+       "speedup_2_vs_1": {l: round(by[(l, 2)]["seismograms_per_s"] / by[(l, 1)]["seismograms_per_s"], 2) for l in ("original", "merged")},
+       "merged_vs_original_1_rank": round(by[("merged", 1)]["seismograms_per_s"] / by[("original", 1)]["seismograms_per_s"], 2)}
+print(json.dumps(out, indent=1))
+md = os.environ.get("AXB_BENCH_MD")
+if md:
+    with open(md, "a") as f:
+        f.write("\n| layout | ranks | seconds | seismograms/s | per core | element reads | read calls |\n|---|---|---|---|---|---|---|\n")
+        for r in runs:
+            f.write(f"| {r['layout']} | {r['ranks']} | {r['seconds']} | {r['seismograms_per_s']} | {r['per_core']} | {r['element_reads']} | {r['read_calls']} |\n")
+        f.write(f"\n2 ranks vs 1: original {out['speedup_2_vs_1']['original']}x, merged {out['speedup_2_vs_1']['merged']}x; merged vs original (1 rank): {out['merged_vs_original_1_rank']}x.\n")
+PY
