@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "axibulk/extract.h"
+#include "axibulk/filter.h"
 #include "axibulk/output.h"
 
 #ifdef __cplusplus
@@ -42,6 +43,7 @@ typedef struct axb_extract_job {
     bool progress;              /**< rank 0 reports progress on the progress stream */
     const char *command;        /**< command line, recorded in the output (may be NULL) */
     bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
+    const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {

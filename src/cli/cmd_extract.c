@@ -11,10 +11,11 @@
 
 typedef struct extract_args {
     const char *db, *pairs, *cmt, *stations, *finite, *components, *kind, *output, *precision,
-        *format, *origin_time, *job;
+        *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
-    long kernelwidth, batch_mb;
-    bool no_remove_shift, reconvolve, force, quiet, independent;
+    long kernelwidth, batch_mb, filter_order;
+    bool no_remove_shift, reconvolve, force, quiet, independent, zerophase;
+    axb_filter_spec filter;
 } extract_args;
 
 static const char extract_help[] =
@@ -51,13 +52,19 @@ static void set_options(extract_args *a, axb_opt *o)
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
+        {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
+        {"highpass", 0, AXB_OPT_STRING, &a->highpass, "F", "Butterworth highpass, corner F Hz"},
+        {"bandpass", 0, AXB_OPT_STRING, &a->bandpass, "F1,F2", "Butterworth bandpass between F1 and F2 Hz"},
+        {"loggabor", 0, AXB_OPT_STRING, &a->loggabor, "T,W", "log-Gabor band-pass: centre period T s, relative width W in (0,1)"},
+        {"filter-order", 0, AXB_OPT_INT, &a->filter_order, "N", "Butterworth order (default 4)"},
+        {"zerophase", 0, AXB_OPT_FLAG, &a->zerophase, NULL, "zero-phase Butterworth (|H|^2) instead of causal"},
         {"quiet", 'q', AXB_OPT_FLAG, &a->quiet, NULL, "no progress messages"},
         {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
     memcpy(o, table, sizeof table);
 }
-#define NOPTS 21
+#define NOPTS 27
 
 /* Applies a job file: its keys are option names; "remove-source-shift: false" is accepted too. */
 static axb_status apply_job(const axb_job *job, const char *path, const axb_opt *opts, axb_error *err)
@@ -200,7 +207,7 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     return AXB_OK;
 }
 
-static axb_status build_job(const extract_args *a, axb_extract_job *job, axb_error *err)
+static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *err)
 {
     AXB_CHECK(err, a->db, AXB_ERR_ARG, "missing --db (the database)");
     AXB_CHECK(err, a->output, AXB_ERR_ARG, "missing -o/--output (the HDF5 file to write)");
@@ -209,6 +216,31 @@ static axb_status build_job(const extract_args *a, axb_extract_job *job, axb_err
     job->overwrite = a->force;
     job->progress = !a->quiet;
     job->independent_reads = a->independent;
+    const int nfilters = (a->lowpass != NULL) + (a->highpass != NULL) + (a->bandpass != NULL) + (a->loggabor != NULL);
+    AXB_CHECK(err, nfilters <= 1, AXB_ERR_ARG, "give at most one of --lowpass, --highpass, --bandpass, --loggabor");
+    if (nfilters) {
+        axb_filter_spec *f = &a->filter;
+        memset(f, 0, sizeof *f);
+        f->order = (int)a->filter_order;
+        f->zerophase = a->zerophase;
+        char *end = NULL;
+        const char *v = a->lowpass ? a->lowpass : a->highpass ? a->highpass : a->bandpass ? a->bandpass : a->loggabor;
+        f->kind = a->lowpass ? AXB_FILTER_LOWPASS : a->highpass ? AXB_FILTER_HIGHPASS
+                : a->bandpass ? AXB_FILTER_BANDPASS : AXB_FILTER_LOGGABOR;
+        double x = strtod(v, &end), y = 0;
+        bool two = f->kind == AXB_FILTER_BANDPASS || f->kind == AXB_FILTER_LOGGABOR;
+        bool ok = end != v;
+        if (ok && two) {
+            ok = *end == ',';
+            const char *w = end + 1;
+            if (ok) y = strtod(w, &end), ok = end != w;
+        }
+        AXB_CHECK(err, ok && *end == '\0', AXB_ERR_ARG, "filter '%s': expected %s", v,
+                  two ? (f->kind == AXB_FILTER_LOGGABOR ? "PERIOD,WIDTH" : "F1,F2") : "a frequency in Hz");
+        if (f->kind == AXB_FILTER_LOGGABOR) f->period = x, f->width = y;
+        else f->f1 = x, f->f2 = y;
+        job->filter = f;
+    }
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     if (a->components) {
         AXB_CHECK(err, strlen(a->components) < sizeof o.components, AXB_ERR_ARG,
@@ -241,6 +273,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     extract_args a = {0};
     a.kernelwidth = 12;
     a.batch_mb = 256;
+    a.filter_order = 4;
     axb_opt opts[NOPTS];
     set_options(&a, opts);
     const char *pos[1];

@@ -74,6 +74,11 @@ void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_now_total,
 /* The element-partitioned extraction of a job's rows (pairs and cross products). Collective. */
 axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
                                    const axb_extract_job *job, axb_output *out,
-                                   axb_extract_progress *prog, axb_error *err);
+                                   axb_filter_plan *filter, axb_extract_progress *prog,
+                                   axb_error *err);
+
+/* Filters every trace of n rows [n][ncomp][npts] in place (filter may be NULL: nothing to do). */
+axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,
+                                   double *data, axb_error *err);
 
 #endif

@@ -44,6 +44,14 @@ void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_total, boo
     pr->reported = true;
 }
 
+axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,
+                                   double *data, axb_error *err)
+{
+    for (int64_t k = 0; filter && k < n * ncomp; k++)
+        AXB_TRY_CTX(err, axb_filter_apply(filter, data + k * npts, err), "filter");
+    return AXB_OK;
+}
+
 /* Status of all ranks: the first failure wins; ranks that did not fail get AXB_ERR_REMOTE. */
 static axb_status agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err)
 {
@@ -121,8 +129,11 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     const int ncomp = st ? 0 : axb_extract_ncomp(plan);
     const int64_t npts = st ? 0 : axb_extract_npts(plan);
     axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0};
+    axb_filter_plan *filter = NULL;
+    if (!st && job->filter)
+        st = agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);
     if (!job->subfaults) {
-        if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, &prog, err);
+        if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, filter, &prog, err);
     } else {
         /* finite faults: every row sums all subfaults, so rows are split in balanced blocks */
         const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
@@ -150,6 +161,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
                                            data + k * row_doubles, err);
                 if (local) axb_error_prefix(err, "row %lld", (long long)(a + k));
             }
+            if (!local) local = axb_extract_filter_rows(filter, n, ncomp, npts, data, err);
             int64_t done = b > lo ? b - lo : 0;
             st = agree(comm, local, &done, err);
             if (!st) st = axb_output_write(out, n, rows, data, err);
@@ -179,6 +191,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         res->start_offset = axb_extract_start_offset(plan);
         res->seconds = now() - t0;
     }
+    axb_filter_plan_destroy(&filter);
     axb_source_list_free(&subs);
     axb_extract_plan_destroy(&plan);
     axb_db_close(&db);

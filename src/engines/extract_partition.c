@@ -51,7 +51,8 @@ static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
 
 axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
                                    const axb_extract_job *job, axb_output *out,
-                                   axb_extract_progress *prog, axb_error *err)
+                                   axb_filter_plan *filter, axb_extract_progress *prog,
+                                   axb_error *err)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -201,6 +202,7 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
             memcpy(carry, es.block, (size_t)unit * sizeof *carry);
             carry_id = es.elem;
         }
+        if (!ls) ls = axb_extract_filter_rows(filter, b - a, p->ncomp, p->win.npts, data, err);
         int64_t done = b - a;
         st = agree(comm, ls, &done, err);
         if (!st) st = axb_output_write(out, b - a, rows, data, err);
