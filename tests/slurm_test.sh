@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Runs the SLURM job scripts of jobs/slurm/ on a private single-node SLURM cluster
+# (tests/slurm/cluster.sh) with a small `axibulk mkdb` database, and checks what they leave:
+# exit codes, rows and shapes of the outputs (srun --mpi=pmix and LAUNCHER=mpirun), check_parts.sh (complete, and with a part missing,
+# a .partial left, wrong rows), resubmission of part of an array, a repack killed part-way
+# (scancel) and resumed by resubmitting, and a job with bad input failing with status 2.
+#
+#   slurm_test.sh AXIBULK
+#
+# Needs root (slurmd), Slurm, munge and h5ls; installs slurm-wlm, munge and hdf5-tools when
+# missing and it runs as root with apt-get; otherwise it exits 77 (skipped). The cluster lives in
+# one temporary folder, listens on private ports, is reached through 127.0.0.1 only, and is torn
+# down on exit whatever happens. About 30 s. AXB_KEEP=1 keeps the folder for inspection.
+set -uo pipefail
+if [ $# != 1 ]; then echo "usage: slurm_test.sh AXIBULK" >&2; exit 2; fi
+AXB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+JOBS="$ROOT/jobs/slurm"
+[ -x "$AXB" ] || { echo "slurm_test: $AXB: not an executable" >&2; exit 2; }
+
+skip() { echo "slurm_test: skipped: $*"; exit 77; }
+
+# a test run inside a SLURM job must not talk to the outer cluster
+while read -r v; do unset "$v"; done < <(compgen -e | grep '^SLURM_' || true)
+
+need=()
+for b in munged slurmctld slurmd sbatch; do command -v "$b" >/dev/null 2>&1 || { need+=(slurm-wlm munge); break; }; done
+command -v h5ls >/dev/null 2>&1 && command -v h5diff >/dev/null 2>&1 || need+=(hdf5-tools)
+if [ "$(id -u)" != 0 ]; then skip "needs root (slurmd starts the jobs)"; fi
+if [ ${#need[@]} -gt 0 ]; then
+    command -v apt-get >/dev/null 2>&1 || skip "${need[*]} missing and no apt-get to install them"
+    echo "slurm_test: installing ${need[*]}"
+    apt-get update -qq >/dev/null 2>&1 || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null 2>&1 ||
+        skip "could not install ${need[*]} (apt-get failed; offline?)"
+fi
+
+# shellcheck source-path=SCRIPTDIR
+source "$HERE/slurm/cluster.sh"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-slurm-XXXXXX")
+CL="$TMP/cluster"
+cleanup() {
+    cluster_down "$CL"
+    if [ "${AXB_KEEP:-0}" = 1 ]; then echo "slurm_test: kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pass=0 fail=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $*"; fail=$((fail + 1)); }
+check() { # DESCRIPTION COMMAND...
+    local d=$1; shift
+    if "$@"; then ok "$d"; else ko "$d"; fi
+}
+finish() {
+    if [ "$fail" != 0 ]; then
+        for f in "$TMP"/logs/*; do [ -e "$f" ] && { echo "----- $f"; cat "$f"; }; done
+    fi
+    echo "$pass passed, $fail failed"
+    [ "$fail" = 0 ] && exit 0 || exit 1
+}
+# "12,3,73" for FILE's seismograms, empty if h5ls cannot read it
+dims() { h5ls "$1/seismograms" 2>/dev/null | sed -n 's/.*Dataset {\([^}]*\)}.*/\1/p' | tr -d ' '; }
+has_dims() { [ "$(dims "$1")" = "$2" ] || { echo "  $1: dims '$(dims "$1")', expected $2"; return 1; }; }
+# the rows of FILE are R and it has C components (any number of samples)
+has_rows_comps() { local d; d=$(dims "$1"); [[ "$d" == "$2,$3,"* ]] || { echo "  $1: dims '$d', expected $2,$3,*"; return 1; }; }
+grep_q() { grep -q "$@" || { echo "  no '$1' in ${*: -1}"; return 1; }; }
+
+# the jobs' environment (sbatch --export=ALL): root may run Open MPI; loopback only
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export AXIBULK="$AXB"
+mkdir -p "$TMP/logs" "$TMP/out"
+cd "$TMP" || exit 1
+t0=$(date +%s)
+
+if ! cluster_up "$CL" >"$TMP/logs/cluster-up.log" 2>&1; then
+    cat "$TMP/logs/cluster-up.log"
+    ko "private SLURM cluster starts"
+    finish
+fi
+ok "private SLURM cluster starts ($(sinfo -h -o '%n %c CPUs %t'))"
+
+# sbatch --wait in the background: bg NAME SBATCH-ARGS... ; wait_bg NAME -> its exit status
+declare -A bgpid=()
+bg() { local n=$1; shift; sbatch --wait --export=ALL --chdir="$TMP" "$@" >"$TMP/logs/$n.sbatch" 2>&1 & bgpid[$n]=$!; }
+wait_bg() { wait "${bgpid[$1]}"; }
+
+# --- a small database, made by srun --mpi=pmix on the cluster
+DB="$TMP/db"
+mkdb() { srun --mpi=pmix -n 2 "$AXB" mkdb -o "$DB" --period 50 --length 900 --rmin-km 5500 -q >"$TMP/logs/mkdb.log" 2>&1 || { cat "$TMP/logs/mkdb.log"; return 1; }; }
+check "srun --mpi=pmix -n 2 axibulk mkdb" mkdb
+[ -d "$DB" ] || finish
+
+# --- inputs: the examples in inputs/, a synthetic pairs file (10 pairs), 3 one-point SRF faults
+CMT="$ROOT/inputs/CMTSOLUTION" STA="$ROOT/inputs/STATIONS"
+nev=$(awk 'NF {n++} END {print n / 13}' "$CMT")
+nsta=$(awk 'NF && $1 !~ /^#/' "$STA" | wc -l)
+{
+    echo "# synthetic pairs for slurm_test.sh"
+    for i in $(seq 0 9); do
+        echo "mt $((i * 7 - 30)).5 $((i * 31 - 150)).0 $((10000 + i * 5000)) 1e18 -1e18 0 0 0 0  $((40 - i * 5)).0 $((i * 17 - 80)).0"
+        [ "$i" = 4 ] && echo "   # a comment and a blank line in the middle" && echo
+    done
+} >"$TMP/pairs10.txt"
+: >"$TMP/faults.txt"
+for k in 0 1 2; do
+    cat >"$TMP/fault$k.srf" <<SRF
+1.0
+POINTS 1
+    $((k * 20 + 5)).00000    $((k * 15 - 10)).00000    $((k * 20 + 10)).00000    90.00000    90.00000 100000000000000.00000     0.00000     5.00000
+    0.00000    10.00000     4     0.00000     0     0.00000     0
+    0.00000     0.10000     0.10000     0.00000
+SRF
+    echo "$TMP/fault$k.srf" >>"$TMP/faults.txt"
+done
+sed -i '2i # faults for slurm_test.sh' "$TMP/faults.txt"
+
+# --- phase 1, all at once: two single extractions, two arrays of 3 tasks, a job with bad input
+DB=$DB CMT=$CMT STATIONS=$STA OUTPUT="$TMP/out/cat.h5" COMPONENTS=ZNE KIND=velocity DT=5 \
+    bg cat -n 2 -o "$TMP/logs/cat-%j.out" "$JOBS/extract.sbatch"
+DB=$DB PAIRS="$TMP/pairs10.txt" OUTPUT="$TMP/out/pairs.h5" COMPONENTS=ZNERT PRECISION=float64 LAUNCHER=mpirun \
+    bg pairs -n 2 -o "$TMP/logs/pairs-%j.out" "$JOBS/extract.sbatch"
+DB=$DB PAIRS="$TMP/pairs10.txt" OUT_DIR="$TMP/out/pairs_parts" COMPONENTS=Z \
+    bg arr_pairs -n 1 --array=0-2 -o "$TMP/logs/arr_pairs-%A_%a.out" "$JOBS/extract_array.sbatch"
+DB=$DB LIST="$TMP/faults.txt" STATIONS=$STA OUT_DIR="$TMP/out/fault_parts" \
+    bg arr_faults -n 1 --array=0-2 -o "$TMP/logs/arr_faults-%A_%a.out" "$JOBS/extract_array.sbatch"
+DB="$TMP/no-such-db" PAIRS="$TMP/pairs10.txt" OUTPUT="$TMP/out/bad.h5" \
+    bg bad -n 1 -o "$TMP/logs/bad-%j.out" "$JOBS/extract.sbatch"
+
+wait_bg cat; rc=$?
+check "extract.sbatch CMT x STATIONS, 2 ranks: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "extract.sbatch output: $((nev * nsta)) rows x 3 components" has_rows_comps "$TMP/out/cat.h5" $((nev * nsta)) 3
+check "extract.sbatch output: dt 5 s, velocity" \
+    bash -c "h5dump -a /seismograms/dt '$TMP/out/cat.h5' | grep -q '(0): 5\$' && h5dump -a /seismograms/kind '$TMP/out/cat.h5' | grep -q velocity"
+"$AXB" extract --db "$DB" --cmt "$CMT" --stations "$STA" --components ZNE --kind velocity --dt 5 \
+    -o "$TMP/out/cat_ref.h5" -q >"$TMP/logs/cat_ref.log" 2>&1
+check "extract.sbatch output equals a direct 1-rank run (h5diff)" \
+    h5diff -q "$TMP/out/cat.h5" "$TMP/out/cat_ref.h5" /seismograms /seismograms
+
+wait_bg pairs; rc=$?
+check "extract.sbatch PAIRS, LAUNCHER=mpirun, 2 ranks: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "extract.sbatch PAIRS output: 10 rows x 5 components" has_rows_comps "$TMP/out/pairs.h5" 10 5
+
+wait_bg arr_pairs; rc=$?
+check "extract_array.sbatch PAIRS --array=0-2: exit 0 (got $rc)" [ "$rc" = 0 ]
+P="$TMP/out/pairs_parts"
+pairs_parts_ok() { has_dims "$P/part_0.h5" 3,1,67 && has_dims "$P/part_1.h5" 3,1,67 && has_dims "$P/part_2.h5" 4,1,67; }
+check "array parts of 3+3+4 pairs x Z x 67 samples" pairs_parts_ok
+check "check_parts.sh passes on the complete PAIRS batch" bash "$JOBS/check_parts.sh" "$P"
+# the parts hold the same Z traces as the single run, in order
+"$AXB" extract --db "$DB" --pairs "$TMP/pairs10.txt" --components Z -o "$TMP/out/pairs_z.h5" -q >/dev/null 2>&1
+cmp_parts() {
+    local i lo=0 n
+    for i in 0 1 2; do
+        n=$(dims "$P/part_$i.h5"); n=${n%%,*}
+        h5dump -d "/seismograms[$lo,0,0;;$n,1,67]" -y -w 0 "$TMP/out/pairs_z.h5" | sed -n '/DATA {/,/}/p' | tail -n +2 | head -n -1 | tr -s ' ,\n' ' ' >"$TMP/a"
+        h5dump -d /seismograms -y -w 0 "$P/part_$i.h5" | sed -n '/DATA {/,/}/p' | tail -n +2 | head -n -1 | tr -s ' ,\n' ' ' >"$TMP/b"
+        cmp -s "$TMP/a" "$TMP/b" || { echo "  part $i differs from rows $lo.. of the single run"; return 1; }
+        lo=$((lo + n))
+    done
+}
+check "the parts equal the rows of one single run, in order" cmp_parts
+
+wait_bg arr_faults; rc=$?
+check "extract_array.sbatch LIST of 3 faults --array=0-2: exit 0 (got $rc)" [ "$rc" = 0 ]
+F="$TMP/out/fault_parts"
+fault_parts_ok() { local i; for i in 0 1 2; do has_dims "$F/part_$i.h5" "$nsta,3,73" || return 1; done; }
+check "fault parts: $nsta rows x 3 components x 73 samples each" fault_parts_ok
+check "check_parts.sh passes on the complete fault batch" bash "$JOBS/check_parts.sh" "$F"
+
+wait_bg bad; rc=$?
+check "extract.sbatch with a missing DB: the job fails with status 2 (got $rc)" [ "$rc" = 2 ]
+check "... and its log names the problem" grep_q "no-such-db: no such database" "$TMP"/logs/bad-*.out
+
+# --- check_parts.sh on damaged batches must fail and name the part
+cp -r "$F" "$TMP/out/broken"
+rm "$TMP/out/broken/part_1.h5"
+out=$(bash "$JOBS/check_parts.sh" "$TMP/out/broken" 2>&1); rc=$?
+check "check_parts.sh fails with part_1.h5 missing (status $rc)" [ "$rc" = 1 ]
+check "... naming part_1.h5 and --array=1" bash -c "grep -q 'part_1.h5: missing' <<<'$out' && grep -q -- '--array=1\$' <<<'$out'"
+cp "$F/part_1.h5" "$TMP/out/broken/part_1.h5"; : >"$TMP/out/broken/part_2.h5.partial"
+out=$(bash "$JOBS/check_parts.sh" "$TMP/out/broken" 2>&1); rc=$?
+check "check_parts.sh fails with a .partial left (status $rc), naming it" \
+    bash -c "[ $rc = 1 ] && grep -q 'part_2.h5.partial: left by an unfinished task' <<<'$out'"
+rm "$TMP/out/broken/part_2.h5.partial"; head -c 1000 "$F/part_2.h5" >"$TMP/out/broken/part_2.h5"
+out=$(bash "$JOBS/check_parts.sh" "$TMP/out/broken" 2>&1); rc=$?
+check "check_parts.sh fails on a truncated part (status $rc)" bash -c "[ $rc = 1 ] && grep -q 'part_2.h5: cannot be read' <<<'$out'"
+out=$(bash "$JOBS/check_parts.sh" --rows 5 "$F" 2>&1); rc=$?
+check "check_parts.sh fails on wrong row counts (status $rc)" bash -c "[ $rc = 1 ] && grep -q 'part_0.h5: $nsta rows, expected 5' <<<'$out'"
+
+# --- resubmitting only task 1 of the PAIRS array: same chunking (from the manifest), part rebuilt
+rm "$P/part_1.h5"; : >"$P/part_1.h5.partial"
+mtime0=$(stat -c %Y.%y "$P/part_0.h5")
+DB=$DB PAIRS="$TMP/pairs10.txt" OUT_DIR="$P" COMPONENTS=Z \
+    sbatch --wait --export=ALL --chdir="$TMP" -n 1 --array=1 -o "$TMP/logs/arr_pairs_again-%A_%a.out" \
+    "$JOBS/extract_array.sbatch" >"$TMP/logs/arr_pairs_again.sbatch" 2>&1; rc=$?
+check "resubmitting task 1 (--array=1) after a kill: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "... it restarted the .partial and made 3 rows again" \
+    bash -c "grep -q 'starting again' '$TMP'/logs/arr_pairs_again-*_1.out && h5ls '$P/part_1.h5/seismograms' | grep -q '{3, 1, 67}'"
+check "... and check_parts.sh passes again, other parts untouched" \
+    bash -c "bash '$JOBS/check_parts.sh' '$P' && [ \"\$(stat -c %Y.%y '$P/part_0.h5')\" = '$mtime0' ]"
+
+# --- repack: killed part-way by scancel, then resubmitted: resumes, verifies, completes
+M="$TMP/merged"
+jid=$(SRC=$DB DST=$M MEMORY=64K sbatch --parsable --export=ALL --chdir="$TMP" -n 2 \
+    -o "$TMP/logs/repack1-%j.out" "$JOBS/repack.sbatch" 2>"$TMP/logs/repack1.sbatch"); rc=$?
+interrupted=0
+if [ "$rc" = 0 ]; then
+    for _ in $(seq 1 400); do
+        if [ -s "$M/merged_output.nc4.partial.done" ]; then scancel "$jid"; interrupted=1; break; fi
+        [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break
+        sleep 0.05
+    done
+    for _ in $(seq 1 200); do [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break; sleep 0.1; done
+fi
+check "repack.sbatch cancelled part-way leaves a .partial, no output" \
+    bash -c "[ $interrupted = 1 ] && [ -e '$M/merged_output.nc4.partial' ] && [ ! -e '$M/merged_output.nc4' ]"
+SRC=$DB DST=$M sbatch --wait --export=ALL --chdir="$TMP" -n 2 -o "$TMP/logs/repack2-%j.out" \
+    "$JOBS/repack.sbatch" >"$TMP/logs/repack2.sbatch" 2>&1; rc=$?
+check "repack.sbatch resubmitted: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "... it resumed (--resume) and verified" \
+    bash -c "grep -q -- '--resume' '$TMP'/logs/repack2-*.out && grep -q 'verified' '$TMP'/logs/repack2-*.out"
+check "... no .partial left, merged_output.nc4 complete" \
+    bash -c "[ -e '$M/merged_output.nc4' ] && [ ! -e '$M/merged_output.nc4.partial' ]"
+"$AXB" info "$M" >"$TMP/logs/info-merged.txt" 2>&1
+check "axibulk info: merged layout, 530 elements, 73 samples" \
+    bash -c "grep -q '^layout *merged' '$TMP/logs/info-merged.txt' && grep -q '^elements *530\$' '$TMP/logs/info-merged.txt' && grep -q '^samples *73\$' '$TMP/logs/info-merged.txt'"
+SRC=$DB DST=$M sbatch --wait --export=ALL --chdir="$TMP" -n 1 -o "$TMP/logs/repack3-%j.out" \
+    "$JOBS/repack.sbatch" >"$TMP/logs/repack3.sbatch" 2>&1; rc=$?
+check "repack.sbatch a third time: nothing to do, exit 0 (got $rc)" \
+    bash -c "[ $rc = 0 ] && grep -q 'already complete' '$TMP'/logs/repack3-*.out"
+
+echo "slurm_test: $(($(date +%s) - t0)) s"
+finish
