@@ -34,6 +34,13 @@ void axb_time_format(axb_time_ns t, char *buf, size_t size);
 /** "YYYY-MM-DDTHH:MM:SS" (whole seconds, truncated), the form ASDF uses in trace names. */
 void axb_time_format_seconds(axb_time_ns t, char *buf, size_t size);
 
+/** A duration for progress lines, days included: "3d 04:05:06", or "--" when unknown (negative
+ *  or not finite). Needs 32 bytes. */
+void axb_format_duration(double seconds, char *buf, size_t size);
+
+/** Seconds on a monotonic clock (for rates and ETAs, not for dates). */
+double axb_wall_seconds(void);
+
 /** Seconds as nanoseconds, rounded to the nearest. */
 axb_time_ns axb_time_from_seconds(double s);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Days from 1970-01-01 to year-month-day in the proleptic Gregorian calendar (H. Hinnant's
  * civil-from-days inverse), so no timegm/TZ state is involved. */
@@ -145,4 +146,21 @@ void axb_time_format_seconds(axb_time_ns t, char *buf, size_t size)
     int64_t ns;
     split(t, &y, &mo, &d, &h, &mi, &s, &ns);
     snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d", y, mo, d, h, mi, s);
+}
+
+void axb_format_duration(double s, char *buf, size_t size)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, size, "--");
+        return;
+    }
+    const long t = (long)(s + 0.5);
+    snprintf(buf, size, "%ldd %02ld:%02ld:%02ld", t / 86400, t / 3600 % 24, t / 60 % 60, t % 60);
+}
+
+double axb_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -77,6 +77,10 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
                                    axb_filter_plan *filter, axb_extract_progress *prog,
                                    axb_error *err);
 
+/* Agreement across ranks: the first failure wins, ranks that did not fail get AXB_ERR_REMOTE;
+ * *done (if not NULL) is summed over ranks on the way. */
+axb_status axb_extract_agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err);
+
 /* Filters every trace of n rows [n][ncomp][npts] in place (filter may be NULL: nothing to do). */
 axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,
                                    double *data, axb_error *err);

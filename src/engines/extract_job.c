@@ -7,36 +7,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "axibulk/timefmt.h"
 #include "axibulk/extract_job.h"
 #include "engines/extract_internal.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void format_eta(char *buf, size_t n, double s)
-{
-    if (!isfinite(s) || s < 0) {
-        snprintf(buf, n, "--");
-        return;
-    }
-    long t = (long)(s + 0.5), d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
-    if (d) snprintf(buf, n, "%ldd %02ld:%02ld:%02ld", d, h, m, sec);
-    else snprintf(buf, n, "%02ld:%02ld:%02ld", h, m, sec);
-}
 
 void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_total, bool last)
 {
     pr->done = done_total;
     if (!pr->f) return;
-    const double t = now();
+    const double t = axb_wall_seconds();
     if (!(t - pr->last >= 5.0 || (pr->reported && last))) return;
     const double rate = (double)pr->done / (t - pr->t0);
     char eta[32];
-    format_eta(eta, sizeof eta, (double)(pr->total - pr->done) / rate);
+    axb_format_duration((double)(pr->total - pr->done) / rate, eta, sizeof eta);
     fprintf(pr->f, "extract: %lld/%lld rows (%.1f %%), %.1f rows/s, ETA %s\n", (long long)pr->done,
             (long long)pr->total, 100.0 * (double)pr->done / (double)(pr->total ? pr->total : 1), rate, eta);
     fflush(pr->f);
@@ -53,7 +36,7 @@ axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp
 }
 
 /* Status of all ranks: the first failure wins; ranks that did not fail get AXB_ERR_REMOTE. */
-static axb_status agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err)
+axb_status axb_extract_agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err)
 {
     int64_t in[2] = {st != AXB_OK, done ? *done : 0}, out[2];
     if (MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
@@ -70,12 +53,12 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     memset(res, 0, sizeof *res);
-    const double t0 = now();
+    const double t0 = axb_wall_seconds();
     axb_db *db = NULL;
     AXB_TRY(axb_db_open(comm, job->db_path, &db, err));
 
     axb_extract_plan *plan = NULL;
-    axb_status st = agree(comm, axb_extract_plan_create(db, &job->opts, &plan, err), NULL, err);
+    axb_status st = axb_extract_agree(comm, axb_extract_plan_create(db, &job->opts, &plan, err), NULL, err);
     /* Finite faults: every subfault's slip rate resampled to the database's dt, as reconvolution
      * requires (Instaseis' resample_sliprate before get_seismograms_finite_source). */
     axb_source_list subs = {0, NULL};
@@ -99,7 +82,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
             ls = axb_source_resample_sliprate(&subs.src[k], dt_db, nsamp > 1 ? nsamp : 1, err);
             if (ls) axb_error_prefix(err, "subfault %lld", (long long)k);
         }
-        st = agree(comm, ls, NULL, err);
+        st = axb_extract_agree(comm, ls, NULL, err);
     }
     axb_output *out = NULL;
     if (!st) {
@@ -123,7 +106,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         d.row_source = job->row_source;
         d.row_receiver = job->row_receiver;
         d.command = job->command;
-        st = agree(comm, st, NULL, err);
+        st = axb_extract_agree(comm, st, NULL, err);
         if (!st) st = axb_output_create(comm, &d, &out, err);
     }
     const int ncomp = st ? 0 : axb_extract_ncomp(plan);
@@ -131,7 +114,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0};
     axb_filter_plan *filter = NULL;
     if (!st && job->filter)
-        st = agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);
+        st = axb_extract_agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);
     if (!job->subfaults) {
         if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, filter, &prog, err);
     } else {
@@ -149,7 +132,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
             data = malloc((size_t)chunk * (size_t)row_doubles * sizeof *data);
             rows = malloc((size_t)chunk * sizeof *rows);
             if (!data || !rows) st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
-            st = agree(comm, st, NULL, err);
+            st = axb_extract_agree(comm, st, NULL, err);
         }
         for (int64_t c = 0; c < maxchunks && !st; c++) {
             const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
@@ -163,7 +146,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
             }
             if (!local) local = axb_extract_filter_rows(filter, n, ncomp, npts, data, err);
             int64_t done = b > lo ? b - lo : 0;
-            st = agree(comm, local, &done, err);
+            st = axb_extract_agree(comm, local, &done, err);
             if (!st) st = axb_output_write(out, n, rows, data, err);
             if (!st) axb_extract_progress_step(&prog, done, c + 1 == maxchunks);
         }
@@ -189,7 +172,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         res->npts = npts;
         res->dt = axb_extract_dt(plan);
         res->start_offset = axb_extract_start_offset(plan);
-        res->seconds = now() - t0;
+        res->seconds = axb_wall_seconds() - t0;
     }
     axb_filter_plan_destroy(&filter);
     axb_source_list_free(&subs);

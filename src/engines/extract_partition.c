@@ -28,16 +28,6 @@ static int by_unit(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-static axb_status agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err)
-{
-    int64_t in[2] = {st != AXB_OK, done ? *done : 0}, out[2];
-    if (MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-        return axb_error_set(err, AXB_ERR_MPI, "status reduction failed");
-    if (done) *done = out[1];
-    if (out[0] && st == AXB_OK) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
-    return st;
-}
-
 static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
 {
     int lo = 0, hi = size - 1; /* bounds[r] = first unit of rank r; bounds[0] = 0 */
@@ -74,12 +64,12 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         if (st) axb_error_prefix(err, "row %lld", (long long)r);
         else count[mine[r - lo].loc.id]++;
     }
-    st = agree(comm, st, NULL, err);
+    st = axb_extract_agree(comm, st, NULL, err);
 
     /* 2. the work per element over all ranks, and contiguous element ranges of equal work */
     int64_t *bounds = malloc((size_t)size * sizeof *bounds);
     if (!st && !bounds) st = axb_error_set(err, AXB_ERR_NOMEM, "bounds");
-    st = agree(comm, st, NULL, err);
+    st = axb_extract_agree(comm, st, NULL, err);
     for (int64_t off = 0; !st && off < nunits; off += 1 << 27) {
         const int64_t k = nunits - off < (1 << 27) ? nunits - off : (1 << 27);
         MPI_Allreduce(MPI_IN_PLACE, count + off, (int)k, MPI_INT64_T, MPI_SUM, comm);
@@ -116,11 +106,11 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         }
         if (!st && (s_total > INT_MAX || r_total > INT_MAX))
             st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "more than %d pairs per rank in one job", INT_MAX / (int)sizeof(rec));
-        st = agree(comm, st, NULL, err);
+        st = axb_extract_agree(comm, st, NULL, err);
         if (!st) {
             nrecv = r_total / (int64_t)sizeof(rec);
             recv = malloc((size_t)(nrecv ? nrecv : 1) * sizeof *recv);
-            st = agree(comm, recv ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "received pairs"), NULL, err);
+            st = axb_extract_agree(comm, recv ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "received pairs"), NULL, err);
         }
         if (!st) {
             MPI_Alltoallv(mine, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, comm);
@@ -164,7 +154,7 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         rows = malloc((size_t)max_rows * sizeof *rows);
         data = malloc((size_t)(max_rows * row_doubles) * sizeof *data);
         if (!blocks || !carry || !ids || !rows || !data) st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers");
-        st = agree(comm, st, NULL, err);
+        st = axb_extract_agree(comm, st, NULL, err);
     }
     int64_t a = 0;
     for (int64_t bi = 0; bi < nbmax && !st; bi++) {
@@ -204,7 +194,7 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         }
         if (!ls) ls = axb_extract_filter_rows(filter, b - a, p->ncomp, p->win.npts, data, err);
         int64_t done = b - a;
-        st = agree(comm, ls, &done, err);
+        st = axb_extract_agree(comm, ls, &done, err);
         if (!st) st = axb_output_write(out, b - a, rows, data, err);
         if (!st) axb_extract_progress_step(prog, done, bi + 1 == nbmax);
         a = b;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axibulk/timefmt.h"
 #include "axibulk/fullspace.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/sem.h"
@@ -321,18 +322,6 @@ static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
     return st;
 }
 
-static void format_eta(char *buf, size_t n, double s)
-{
-    if (!(s >= 0) || s > 1e9) {
-        snprintf(buf, n, "unknown");
-        return;
-    }
-    long t = (long)(s + 0.5), d = t / 86400, h = t / 3600 % 24, mi = t / 60 % 60, se = t % 60;
-    if (d) snprintf(buf, n, "%ldd %02ldh %02ldm %02lds", d, h, mi, se);
-    else if (h) snprintf(buf, n, "%ldh %02ldm %02lds", h, mi, se);
-    else snprintf(buf, n, "%ldm %02lds", mi, se);
-}
-
 typedef struct progress_ctx {
     FILE *out;
     const char *name;
@@ -353,7 +342,7 @@ static void progress_step(progress_ctx *pc, int64_t pts, bool final)
     const double el = now - pc->t_start;
     const double frac = pc->total > 0 ? (double)*pc->done / (double)pc->total : 1.0;
     char eta[48];
-    format_eta(eta, sizeof eta, frac > 0 ? el / frac * (1 - frac) : -1);
+    axb_format_duration(frac > 0 ? el / frac * (1 - frac) : -1, eta, sizeof eta);
     fprintf(pc->out, "mkdb: %s %5.1f %% of the database, %.1f MB/s, elapsed %.0f s, ETA %s\n",
             pc->name, 100 * (frac > 1 ? 1 : frac),
             (double)*pc->done * (double)pc->bytes_per_point / 1e6 / (el > 0 ? el : 1e-9), el, eta);

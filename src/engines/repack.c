@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "axibulk/timefmt.h"
 #include "axibulk/db.h"
 #include "axibulk/repack.h"
 
@@ -27,13 +28,6 @@ static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *
         int nc_rc_ = (call);                                                                       \
         if (nc_rc_ != NC_NOERR) return nc_fail(nc_rc_, err, (what), (path));                       \
     } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
 {
@@ -247,16 +241,6 @@ typedef struct slab {
     int64_t start, count;       /* output element range */
 } slab;
 
-static void format_eta(char *buf, size_t n, double s)
-{
-    if (!isfinite(s) || s < 0) {
-        snprintf(buf, n, "--");
-        return;
-    }
-    long t = (long)(s + 0.5);
-    snprintf(buf, n, "%ldd %02ld:%02ld:%02ld", t / 86400, t / 3600 % 24, t / 60 % 60, t % 60);
-}
-
 static axb_status prepare_dst(const axb_repack_opts *o, const axb_db_info *in, int64_t block_bytes,
                               const char *final, const char *partial, const char *done, axb_error *err)
 {
@@ -291,7 +275,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     memset(res, 0, sizeof *res);
-    const double t0 = now();
+    const double t0 = axb_wall_seconds();
     AXB_CHECK(err, o->deflate >= -1 && o->deflate <= 9, AXB_ERR_ARG, "--deflate %d: must be 0..9", o->deflate);
     AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "--memory must be positive");
     axb_db *db = NULL;
@@ -401,13 +385,13 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     int64_t todo_local = 0, todo = 0, written = 0;
     for (int64_t k = 0; k < nslabs; k++) todo_local += slabs[k].count;
     MPI_Allreduce(&todo_local, &todo, 1, MPI_INT64_T, MPI_SUM, comm);
-    double t_read = 0, t_write = 0, last = now();
+    double t_read = 0, t_write = 0, last = axb_wall_seconds();
     for (int64_t k = 0; k < max_slabs && !st; k++) {
         slab s = k < nslabs ? slabs[k] : (slab){0, 0};
-        double ta = now();
+        double ta = axb_wall_seconds();
         axb_status ls = AXB_OK;
         if (s.count) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, buf, err);
-        double tb = now();
+        double tb = axb_wall_seconds();
         st = agree(comm, ls, err);
         if (st) break;
         const size_t start[5] = {(size_t)s.start, 0, 0, 0, 0};
@@ -415,7 +399,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         int rc = nc_put_vara_float(ids.ncid, ids.merged, start, count, buf);
         if (rc == NC_NOERR) rc = nc_sync(ids.ncid);
         st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "write", partial), err);
-        double tc = now();
+        double tc = axb_wall_seconds();
         t_read += tb - ta;
         t_write += tc - tb;
         if (st) break;
@@ -435,7 +419,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         if (o->progress && rank == 0 && progress && (tc - last >= 5.0 || (k + 1 == max_slabs && tc - t0 > 5.0))) {
             const double el = tc - t0, mb = (double)written * (double)block_bytes / 1e6;
             char eta[32];
-            format_eta(eta, sizeof eta, el / (double)written * (double)(todo - written));
+            axb_format_duration(el / (double)written * (double)(todo - written), eta, sizeof eta);
             fprintf(progress, "repack: %lld/%lld elements (%.1f %%), read %.1f MB/s, written %.1f MB/s, ETA %s\n",
                     (long long)written, (long long)todo, 100.0 * (double)written / (double)(todo ? todo : 1),
                     mb / (t_read > 0 ? t_read : 1e-9) * size, mb / (t_write > 0 ? t_write : 1e-9), eta);
@@ -453,7 +437,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         else unlink(done_path);
     }
     st = share(comm, rank, st, err);
-    const double secs = now() - t0;
+    const double secs = axb_wall_seconds() - t0;
     free(order);
     free(done);
     free(buf);
