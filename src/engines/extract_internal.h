@@ -68,6 +68,7 @@ typedef struct axb_extract_progress {
     double t0, last;
     bool reported;              /* short jobs print nothing */
     int64_t total, done;
+    double bytes;               /* element data read so far, all ranks */
 } axb_extract_progress;
 void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_now_total, bool last);
 

@@ -20,8 +20,10 @@ void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_total, boo
     const double rate = (double)pr->done / (t - pr->t0);
     char eta[32];
     axb_format_duration((double)(pr->total - pr->done) / rate, eta, sizeof eta);
-    fprintf(pr->f, "extract: %lld/%lld rows (%.1f %%), %.1f rows/s, ETA %s\n", (long long)pr->done,
-            (long long)pr->total, 100.0 * (double)pr->done / (double)(pr->total ? pr->total : 1), rate, eta);
+    fprintf(pr->f, "extract: %lld/%lld rows (%.1f %%), %.1f seismograms/s, read %.1f MB/s, ETA %s\n",
+            (long long)pr->done, (long long)pr->total,
+            100.0 * (double)pr->done / (double)(pr->total ? pr->total : 1), rate,
+            pr->bytes / 1e6 / (t - pr->t0), eta);
     fflush(pr->f);
     pr->last = t;
     pr->reported = true;
@@ -111,7 +113,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     }
     const int ncomp = st ? 0 : axb_extract_ncomp(plan);
     const int64_t npts = st ? 0 : axb_extract_npts(plan);
-    axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0};
+    axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0, 0};
     axb_filter_plan *filter = NULL;
     if (!st && job->filter)
         st = axb_extract_agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);

@@ -156,7 +156,7 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         if (!blocks || !carry || !ids || !rows || !data) st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers");
         st = axb_extract_agree(comm, st, NULL, err);
     }
-    int64_t a = 0;
+    int64_t a = 0, rows_done = 0;
     for (int64_t bi = 0; bi < nbmax && !st; bi++) {
         /* this batch's records [a, b) and the distinct elements to read (not the carried one) */
         int64_t b = a, distinct = 0, nread = 0;
@@ -196,7 +196,11 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         int64_t done = b - a;
         st = axb_extract_agree(comm, ls, &done, err);
         if (!st) st = axb_output_write(out, b - a, rows, data, err);
-        if (!st) axb_extract_progress_step(prog, done, bi + 1 == nbmax);
+        double bytes = (double)nread * (double)unit * (double)sizeof(float);
+        MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm);
+        prog->bytes += bytes;
+        rows_done += done;
+        if (!st) axb_extract_progress_step(prog, rows_done, bi + 1 == nbmax);
         a = b;
     }
     free(recv);
