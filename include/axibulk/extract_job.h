@@ -44,6 +44,7 @@ typedef struct axb_extract_job {
     const char *command;        /**< command line, recorded in the output (may be NULL) */
     bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
+    bool resume;                /**< finish the unfinished OUTPUT.partial of an earlier identical run */
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {

@@ -74,6 +74,16 @@ AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc 
                                            axb_error *err);
 
 /**
+ * Reopens PATH.partial of an earlier run with the same descriptor to finish it (collective; bulk
+ * format only). After every axb_output_write the rows on disk are recorded in PATH.partial.rows
+ * (appended after a flush, torn records ignored); done[nrows] (caller's) receives 1 for those
+ * rows, which need not be written again. Refused: a complete PATH, no unfinished file or record,
+ * a file of another shape, ASDF.
+ */
+AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done,
+                                           axb_output **out, axb_error *err);
+
+/**
  * Writes rows (collective: every rank calls, each with its own rows — any subset, any order, n may
  * be 0). @p data holds [n][ncomp][nsamples] float64 in the order of @p rows, converted to the file
  * precision (float32 by round-to-nearest). A row index outside 0..nrows-1, a row repeated within

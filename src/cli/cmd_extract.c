@@ -14,7 +14,7 @@ typedef struct extract_args {
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
     long kernelwidth, batch_mb, filter_order;
-    bool no_remove_shift, reconvolve, force, quiet, independent, zerophase;
+    bool no_remove_shift, reconvolve, force, quiet, independent, zerophase, resume;
     axb_filter_spec filter;
 } extract_args;
 
@@ -50,6 +50,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"format", 0, AXB_OPT_STRING, &a->format, "FMT", "bulk (default) or asdf"},
         {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
+        {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job (bulk format)"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
@@ -64,7 +65,7 @@ static void set_options(extract_args *a, axb_opt *o)
     };
     memcpy(o, table, sizeof table);
 }
-#define NOPTS 27
+#define NOPTS 28
 
 /* Applies a job file: its keys are option names; "remove-source-shift: false" is accepted too. */
 static axb_status apply_job(const axb_job *job, const char *path, const axb_opt *opts, axb_error *err)
@@ -214,6 +215,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     job->db_path = a->db;
     job->output = a->output;
     job->overwrite = a->force;
+    job->resume = a->resume;
+    AXB_CHECK(err, !(a->resume && a->force), AXB_ERR_ARG, "--resume and --force exclude each other");
     job->progress = !a->quiet;
     job->independent_reads = a->independent;
     const int nfilters = (a->lowpass != NULL) + (a->highpass != NULL) + (a->bandpass != NULL) + (a->loggabor != NULL);

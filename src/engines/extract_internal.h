@@ -75,8 +75,8 @@ void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_now_total,
 /* The element-partitioned extraction of a job's rows (pairs and cross products). Collective. */
 axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
                                    const axb_extract_job *job, axb_output *out,
-                                   axb_filter_plan *filter, axb_extract_progress *prog,
-                                   axb_error *err);
+                                   axb_filter_plan *filter, const uint8_t *done,
+                                   axb_extract_progress *prog, axb_error *err);
 
 /* Agreement across ranks: the first failure wins, ranks that did not fail get AXB_ERR_REMOTE;
  * *done (if not NULL) is summed over ranks on the way. */

@@ -87,6 +87,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         st = axb_extract_agree(comm, ls, NULL, err);
     }
     axb_output *out = NULL;
+    uint8_t *done = NULL;       /* rows already on disk (resume) */
     if (!st) {
         const axb_db_info *info = axb_db_get_info(db);
         axb_output_desc d = {0};
@@ -109,7 +110,12 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         d.row_receiver = job->row_receiver;
         d.command = job->command;
         st = axb_extract_agree(comm, st, NULL, err);
-        if (!st) st = axb_output_create(comm, &d, &out, err);
+        if (!st && job->resume) {
+            done = malloc((size_t)job->nrows);
+            st = axb_extract_agree(comm, done ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "row flags"), NULL, err);
+            if (!st) st = axb_output_resume(comm, &d, done, &out, err);
+        } else if (!st)
+            st = axb_output_create(comm, &d, &out, err);
     }
     const int ncomp = st ? 0 : axb_extract_ncomp(plan);
     const int64_t npts = st ? 0 : axb_extract_npts(plan);
@@ -118,7 +124,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     if (!st && job->filter)
         st = axb_extract_agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);
     if (!job->subfaults) {
-        if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, filter, &prog, err);
+        if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, filter, done, &prog, err);
     } else {
         /* finite faults: every row sums all subfaults, so rows are split in balanced blocks */
         const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
@@ -138,19 +144,21 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         }
         for (int64_t c = 0; c < maxchunks && !st; c++) {
             const int64_t a = lo + c * chunk, b = a + chunk < hi ? a + chunk : hi;
-            const int64_t n = b > a ? b - a : 0;
+            int64_t n = 0;
             axb_status local = AXB_OK;
-            for (int64_t k = 0; k < n && !local; k++) {
-                rows[k] = a + k;
-                local = axb_extract_finite(plan, subs.n, subs.src, &job->receivers[job->row_receiver[a + k]],
-                                           data + k * row_doubles, err);
-                if (local) axb_error_prefix(err, "row %lld", (long long)(a + k));
+            for (int64_t r = a; r < b && !local; r++) {
+                if (done && done[r]) continue;
+                rows[n] = r;
+                local = axb_extract_finite(plan, subs.n, subs.src, &job->receivers[job->row_receiver[r]],
+                                           data + n * row_doubles, err);
+                if (local) axb_error_prefix(err, "row %lld", (long long)r);
+                n++;
             }
             if (!local) local = axb_extract_filter_rows(filter, n, ncomp, npts, data, err);
-            int64_t done = b > lo ? b - lo : 0;
-            st = axb_extract_agree(comm, local, &done, err);
+            int64_t upto = b > lo ? b - lo : 0;
+            st = axb_extract_agree(comm, local, &upto, err);
             if (!st) st = axb_output_write(out, n, rows, data, err);
-            if (!st) axb_extract_progress_step(&prog, done, c + 1 == maxchunks);
+            if (!st) axb_extract_progress_step(&prog, upto, c + 1 == maxchunks);
         }
         free(data);
         free(rows);
@@ -177,6 +185,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         res->seconds = axb_wall_seconds() - t0;
     }
     axb_filter_plan_destroy(&filter);
+    free(done);
     axb_source_list_free(&subs);
     axb_extract_plan_destroy(&plan);
     axb_db_close(&db);

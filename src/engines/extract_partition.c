@@ -41,8 +41,8 @@ static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
 
 axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
                                    const axb_extract_job *job, axb_output *out,
-                                   axb_filter_plan *filter, axb_extract_progress *prog,
-                                   axb_error *err)
+                                   axb_filter_plan *filter, const uint8_t *done_rows,
+                                   axb_extract_progress *prog, axb_error *err)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -53,16 +53,17 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
     const axb_io_mode mode = job->independent_reads ? AXB_IO_INDEPENDENT : AXB_IO_COLLECTIVE;
     const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
 
-    /* 1. locate this rank's rows */
+    /* 1. locate this rank's rows (those not on disk already, when resuming) */
     rec *mine = malloc((size_t)(hi - lo + 1) * sizeof *mine);
-    int64_t *count = calloc((size_t)nunits, sizeof *count);
+    int64_t *count = calloc((size_t)nunits, sizeof *count), nmine = 0;
     axb_status st = mine && count ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "pair locations");
     for (int64_t r = lo; r < hi && !st; r++) {
+        if (done_rows && done_rows[r]) continue;
         const axb_pair_ref ref = {&job->sources[job->row_source[r]], &job->receivers[job->row_receiver[r]]};
-        mine[r - lo].row = r;
-        st = axb_extract_locate(p, &ref, &mine[r - lo].loc, err);
+        mine[nmine].row = r;
+        st = axb_extract_locate(p, &ref, &mine[nmine].loc, err);
         if (st) axb_error_prefix(err, "row %lld", (long long)r);
-        else count[mine[r - lo].loc.id]++;
+        else count[mine[nmine++].loc.id]++;
     }
     st = axb_extract_agree(comm, st, NULL, err);
 
@@ -91,12 +92,12 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
     rec *recv = NULL;
     int64_t nrecv = 0;
     if (!st) {
-        qsort(mine, (size_t)(hi - lo), sizeof *mine, by_unit);
+        qsort(mine, (size_t)nmine, sizeof *mine, by_unit);
         int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
         int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
         int64_t s_total = 0, r_total = 0;
         if (!sc || !rc || !sd || !rd) st = axb_error_set(err, AXB_ERR_NOMEM, "exchange counts");
-        for (int64_t k = 0; !st && k < hi - lo; k++) sc[owner_of(bounds, size, mine[k].loc.id)] += (int)sizeof(rec);
+        for (int64_t k = 0; !st && k < nmine; k++) sc[owner_of(bounds, size, mine[k].loc.id)] += (int)sizeof(rec);
         if (!st) MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
         for (int q = 0; !st && q < size; q++) {
             sd[q] = (int)s_total;

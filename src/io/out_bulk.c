@@ -230,6 +230,34 @@ static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error
     return write_receivers(o, d, err);
 }
 
+static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error *err)
+{
+    (void)d;
+    bulk_impl *b = malloc(sizeof *b);
+    if (!b) return axb_error_set(err, AXB_ERR_NOMEM, "bulk output");
+    b->seis = b->written = H5I_INVALID_HID;
+    o->impl = b;
+    b->seis = H5Dopen2(o->file, "seismograms", H5P_DEFAULT);
+    b->written = H5Dopen2(o->file, "row_written", H5P_DEFAULT);
+    if (b->seis < 0 || b->written < 0) return h5fail(err, "cannot resume: no /seismograms in the file");
+    hid_t s = H5Dget_space(b->seis);
+    hsize_t dims[3] = {0, 0, 0};
+    int rank = H5Sget_simple_extent_ndims(s);
+    if (rank == 3) H5Sget_simple_extent_dims(s, dims, NULL);
+    H5Sclose(s);
+    hid_t t = H5Dget_type(b->seis);
+    const size_t size = H5Tget_size(t);
+    H5Tclose(t);
+    AXB_CHECK(err, rank == 3 && dims[0] == (hsize_t)o->nrows && dims[1] == (hsize_t)o->ncomp &&
+                       dims[2] == (hsize_t)o->nsamples && size == o->elsize,
+              AXB_ERR_ARG,
+              "cannot resume: the unfinished file holds %llu x %llu x %llu %s values, this job makes "
+              "%lld x %d x %lld %s values", (unsigned long long)dims[0], (unsigned long long)dims[1],
+              (unsigned long long)dims[2], size == 4 ? "float32" : "float64", (long long)o->nrows,
+              o->ncomp, (long long)o->nsamples, o->elsize == 4 ? "float32" : "float64");
+    return AXB_OK;
+}
+
 /* A run of rows in arithmetic progression: first, first + stride, ... (count rows). */
 typedef struct row_run {
     int64_t first, stride, count;
@@ -358,6 +386,7 @@ static void bulk_destroy(axb_output *o)
 }
 
 const axb_out_ops axb_out_bulk_ops = {
+    .reopen = bulk_reopen,
     .name = "bulk",
     .check = NULL,
     .create = bulk_create,

@@ -39,6 +39,9 @@ typedef struct axb_out_ops {
                         axb_error *err);
     /* Before the file is closed: written[r] = 1 if some rank wrote row r. May be NULL. */
     axb_status (*finish)(axb_output *o, const uint8_t *written, axb_error *err);
+    /* Opens the datasets of an existing PATH.partial made by create with the same descriptor, to
+     * resume writing it. NULL: the format cannot resume. */
+    axb_status (*reopen)(axb_output *o, const axb_output_desc *d, axb_error *err);
     /* Releases o->impl and the HDF5 objects it holds. Must tolerate a partial create. */
     void (*destroy)(axb_output *o);
 } axb_out_ops;
@@ -67,6 +70,8 @@ struct axb_output {
     void *convbuf;              /* write-time buffer for sorting/conversion, grown as needed */
     size_t convbuf_size;
     void *impl;                 /* backend state, owned by the backend */
+    char log[OUT_PATH_MAX + 8]; /* PATH.partial.rows: rows on disk, appended after every write */
+    bool logging;               /* formats that can resume keep the log */
 };
 
 /* ---- HDF5 writing helpers (out_h5.c). Every failure is AXB_ERR_HDF5 naming the object and

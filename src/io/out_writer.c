@@ -285,6 +285,8 @@ static axb_status new_output(MPI_Comm comm, const axb_output_desc *d, axb_output
     o->ops = OUT_BACKENDS[d->format];
     snprintf(o->path, sizeof o->path, "%s", d->path);
     snprintf(o->partial, sizeof o->partial, "%s.partial", d->path);
+    snprintf(o->log, sizeof o->log, "%s.rows", o->partial);
+    o->logging = o->ops->reopen != NULL;
     o->overwrite = d->overwrite;
     o->precision = d->precision;
     o->memtype = d->precision == AXB_FLOAT32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -328,6 +330,7 @@ axb_status axb_output_create(MPI_Comm comm, const axb_output_desc *d, axb_output
         if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
         st = agree(o, o->comm, st, err);
     }
+    if (st == AXB_OK && o->rank == 0) unlink(o->log); /* a record of an earlier, replaced run */
     if (st != AXB_OK) {
         /* The .partial file is ours and holds nothing yet: remove it rather than leave debris. */
         bool created = o->file >= 0;
@@ -426,6 +429,138 @@ static axb_status prepare_rows(axb_output *o, int64_t n, const int64_t *rows, co
     return st;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The record of rows on disk (formats that can resume). After every write the file is flushed
+ * (MPI_File_sync underneath), then rank 0 appends the rows of all ranks as one record:
+ * [magic][count][rows...][checksum]. A kill in the middle of an append leaves a torn last record,
+ * which the reader recognises and ignores, so only rows that are certainly on disk are trusted. */
+
+#define LOG_MAGIC INT64_C(0x31776f5262786161)
+/* MPI counts are int: long row lists go in pieces. */
+#define OUT_MPI_CHUNK (1 << 30)
+
+static axb_status log_rows(axb_output *o, int64_t n, const int64_t *rows, axb_error *err)
+{
+    axb_status st = AXB_OK;
+    if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) st = axb_error_set(err, AXB_ERR_HDF5, "%s: flush failed", o->partial);
+    st = agree(o, o->comm, st, err);
+    if (st != AXB_OK) return st;
+    int cnt = (int)n, *counts = NULL, *displs = NULL;
+    int64_t *all = NULL, total = 0;
+    if (o->rank == 0) {
+        counts = calloc((size_t)o->size, sizeof *counts);
+        displs = calloc((size_t)o->size, sizeof *displs);
+    }
+    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, o->comm);
+    if (o->rank == 0) {
+        for (int r = 0; r < o->size; r++) {
+            displs[r] = (int)total;
+            total += counts[r];
+        }
+        all = malloc((size_t)(total ? total : 1) * sizeof *all);
+    }
+    MPI_Gatherv(rows, cnt, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, o->comm);
+    if (o->rank == 0 && total > 0) {
+        FILE *f = fopen(o->log, "ab");
+        uint64_t sum = (uint64_t)total;
+        for (int64_t k = 0; k < total; k++) sum += (uint64_t)all[k];
+        const int64_t head[2] = {LOG_MAGIC, total};
+        bool ok = f && fwrite(head, sizeof head, 1, f) == 1 &&
+                  fwrite(all, sizeof *all, (size_t)total, f) == (size_t)total &&
+                  fwrite(&sum, sizeof sum, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+        if (f) ok = fclose(f) == 0 && ok;
+        if (!ok) st = axb_error_set(err, AXB_ERR_IO, "%s: cannot record written rows: %s", o->log, strerror(errno));
+    }
+    free(counts);
+    free(displs);
+    free(all);
+    return agree(o, o->comm, st, err);
+}
+
+/* Rank 0: marks in done[] every row of the intact records of the log. */
+static axb_status read_log(const axb_output *o, uint8_t *done, int64_t *ndone, axb_error *err)
+{
+    *ndone = 0;
+    FILE *f = fopen(o->log, "rb");
+    if (!f) return axb_error_set(err, AXB_ERR_IO, "cannot resume: %s: %s", o->log, strerror(errno));
+    int64_t head[2];
+    int64_t *rows = NULL;
+    while (fread(head, sizeof head, 1, f) == 1 && head[0] == LOG_MAGIC && head[1] > 0 && head[1] <= o->nrows) {
+        int64_t *nr = realloc(rows, (size_t)head[1] * sizeof *rows);
+        if (!nr) break;
+        rows = nr;
+        uint64_t sum, check = (uint64_t)head[1];
+        if (fread(rows, sizeof *rows, (size_t)head[1], f) != (size_t)head[1] || fread(&sum, sizeof sum, 1, f) != 1) break;
+        bool valid = true;
+        for (int64_t k = 0; k < head[1]; k++) {
+            check += (uint64_t)rows[k];
+            valid = valid && rows[k] >= 0 && rows[k] < o->nrows;
+        }
+        if (!valid || check != sum) break; /* a torn record: nothing after it is trusted */
+        for (int64_t k = 0; k < head[1]; k++) *ndone += !done[rows[k]], done[rows[k]] = 1;
+    }
+    free(rows);
+    fclose(f);
+    return AXB_OK;
+}
+
+axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done, axb_output **out,
+                             axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    *out = NULL;
+    axb_status st = check_desc(d, err);
+    if (st == AXB_OK && OUT_BACKENDS[d->format]->check) st = OUT_BACKENDS[d->format]->check(d, err);
+    if (st == AXB_OK && !OUT_BACKENDS[d->format]->reopen)
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "resuming needs the bulk format (not %s)", FORMAT_NAMES[d->format]);
+    st = agree(NULL, comm, st, err);
+    if (st != AXB_OK) return st;
+    axb_output *o = NULL;
+    st = agree(NULL, comm, new_output(comm, d, &o, err), err);
+    if (st == AXB_OK && o->rank == 0) {
+        struct stat sb;
+        if (stat(o->path, &sb) == 0)
+            st = axb_error_set(err, AXB_ERR_ARG, "%s is complete already: nothing to resume", o->path);
+        else if (stat(o->partial, &sb) != 0 || stat(o->log, &sb) != 0)
+            st = axb_error_set(err, AXB_ERR_IO, "cannot resume: no unfinished %s (or its record %s)", o->partial, o->log);
+    }
+    if (o) st = agree(o, o->comm, st, err);
+    if (st == AXB_OK) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_fapl_mpio(fapl, o->comm, MPI_INFO_NULL);
+        o->file = H5Fopen(o->partial, H5F_ACC_RDWR, fapl);
+        H5Pclose(fapl);
+        o->dxpl_coll = H5Pcreate(H5P_DATASET_XFER);
+        if (o->file < 0 || o->dxpl_coll < 0 || H5Pset_dxpl_mpio(o->dxpl_coll, H5FD_MPIO_COLLECTIVE) < 0) {
+            char why[512];
+            h5u_last_error(why, sizeof why);
+            st = axb_error_set(err, AXB_ERR_HDF5, "cannot resume: %s: %s (damaged by the kill? start again with --force)", o->partial, why);
+        }
+        st = agree(o, o->comm, st, err);
+    }
+    if (st == AXB_OK) st = agree(o, o->comm, o->ops->reopen(o, d, err), err);
+    int64_t ndone = 0;
+    memset(done, 0, (size_t)d->nrows);
+    if (st == AXB_OK) st = agree(o, o->comm, o->rank == 0 ? read_log(o, done, &ndone, err) : AXB_OK, err);
+    if (st == AXB_OK) {
+        for (int64_t off = 0; off < d->nrows; off += OUT_MPI_CHUNK)
+            MPI_Bcast(done + off, (int)(d->nrows - off < OUT_MPI_CHUNK ? d->nrows - off : OUT_MPI_CHUNK), MPI_UINT8_T, 0, o->comm);
+        /* rows already on disk count as written by rank 0 for the completeness check at close */
+        if (o->rank == 0) memcpy(o->written, done, (size_t)d->nrows);
+    }
+    if (st != AXB_OK) {
+        if (o) {
+            axb_error ignored = AXB_ERROR_INIT;
+            close_file(o, &ignored);
+        }
+        free_output(o);
+        return st;
+    }
+    *out = o;
+    return AXB_OK;
+}
+
 axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data,
                             axb_error *err)
 {
@@ -445,6 +580,7 @@ axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const
     }
     if (st == AXB_OK)
         for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
+    if (st == AXB_OK && o->logging) st = log_rows(o, n, sorted, err);
     free(sorted);
     return st;
 }
@@ -452,8 +588,6 @@ axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const
 /* ---------------------------------------------------------------------------------------------
  * Close */
 
-/* MPI counts are int: long row lists go in pieces. */
-#define OUT_MPI_CHUNK (1 << 30)
 
 /* all[r] = OR over ranks of written[r]; *dup = the first row written by more than one rank (or
  * -1), found with an exclusive prefix OR: a rank's row is a duplicate if a lower rank has it. */
@@ -554,6 +688,7 @@ axb_status axb_output_close(axb_output **po, bool commit, axb_error *err)
         /* Every rank holds the same reduced row flags, so every rank reaches this verdict. */
         st = check_complete(o, all, dup, err);
         if (st == AXB_OK) st = agree(o, o->comm, o->rank == 0 ? commit_file(o, err) : AXB_OK, err);
+        if (st == AXB_OK && o->rank == 0) unlink(o->log);
     }
     free(all);
     free_output(o);
