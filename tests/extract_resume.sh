@@ -22,7 +22,7 @@ args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precisi
 "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" >/dev/null 2>&1 &
 pid=$!
 killed=0
-for _ in $(seq 1 1500); do
+for _ in $(seq 1 20000); do
     if [ -s "$TMP/out.h5.partial.rows" ] && [ "$(stat -c %s "$TMP/out.h5.partial.rows")" -gt 400000 ]; then
         kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs.txt" 2>/dev/null; killed=1; break
     fi
