@@ -78,6 +78,8 @@ typedef struct axb_mkdb_mesh {
     int64_t nelem, npoints;
     bool has_elements;             /**< false for strain_only (interior points only) */
     double *s, *z;                 /**< [npoints] metres */
+    double *es, *ez;               /**< [npoints] where the field is evaluated (see mkdb_mesh.c);
+                                        NULL for strain_only: there the stored float32 s, z */
     int32_t *sem;                  /**< [nelem][npol+1][npol+1], sem[e][j][i], i = xi index */
     int32_t *fem;                  /**< [nelem][4] */
     int32_t *axis;                 /**< [nelem] */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "axibulk/mkdb.h"
+#include "axibulk/sem.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -111,6 +112,8 @@ void axb_mkdb_mesh_free(axb_mkdb_mesh *m)
 {
     free(m->s);
     free(m->z);
+    free(m->es);
+    free(m->ez);
     free(m->sem);
     free(m->fem);
     free(m->axis);
@@ -155,6 +158,42 @@ static void place(const grid *g, double theta, int64_t a, double r, double *s, d
     const bool on_axis = a == 0 || a == (int64_t)g->ntheta * g->npol;
     *s = on_axis ? 0.0 : r * sin(theta);
     *z = r * cos(theta);
+}
+
+/* Readers never see the exact grid, only float32 corners (fem_mesh into mesh_S/Z) through which
+ * they map every GLL point. Evaluating the field at the float32-rounded point coordinates instead
+ * puts ~0.5 m of independent jitter on each point; differentiated over a small element it became
+ * a strain error of order 10 · jitter / h (1e-4 of the peak at 30 points per wavelength, growing
+ * with resolution). So the field is evaluated where the readers' mapping puts each point: the
+ * spheroidal map of the element's float32 corners, from the first element that holds the point
+ * (neighbours agree along shared edges, which depend on the two shared corners only). */
+static axb_status eval_points(axb_mkdb_mesh *m, axb_error *err)
+{
+    const int N = m->npol, np1 = N + 1;
+    m->es = malloc((size_t)m->npoints * sizeof *m->es);
+    m->ez = malloc((size_t)m->npoints * sizeof *m->ez);
+    char *done = calloc((size_t)m->npoints, 1);
+    if (!m->es || !m->ez || !done) {
+        free(done);
+        return axb_error_set(err, AXB_ERR_NOMEM, "mesh evaluation points (%lld)", (long long)m->npoints);
+    }
+    for (int64_t e = 0; e < m->nelem; e++) {
+        axb_elem_shape g = {.type = AXB_EL_SPHEROIDAL};
+        for (int c = 0; c < 4; c++) {
+            g.s[c] = (double)(float)m->s[m->fem[e * 4 + c]];
+            g.z[c] = (double)(float)m->z[m->fem[e * 4 + c]];
+        }
+        const double *xi_pts = m->axis[e] ? m->glj : m->gll;
+        for (int j = 0; j < np1; j++)
+            for (int i = 0; i < np1; i++) {
+                const int32_t p = m->sem[(e * np1 + j) * np1 + i];
+                if (done[p]) continue;
+                done[p] = 1;
+                axb_sem_map(&g, xi_pts[i], m->gll[j], &m->es[p], &m->ez[p]);
+            }
+    }
+    free(done);
+    return AXB_OK;
 }
 
 axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, axb_mkdb_mesh *m,
@@ -230,6 +269,14 @@ axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, ax
         }
     }
     free(id);
+    if (next == npt && with_elements) {
+        m->npoints = npt;
+        axb_status st = eval_points(m, err);
+        if (st) {
+            axb_mkdb_mesh_free(m);
+            return st;
+        }
+    }
     if (next != npt) {
         axb_mkdb_mesh_free(m);
         return axb_error_set(err, AXB_ERR_INTERNAL, "mesh: numbered %lld of %lld points",

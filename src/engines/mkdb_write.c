@@ -387,8 +387,11 @@ static axb_status write_snapshots(MPI_Comm comm, const ids *v, const axb_mkdb_op
         int64_t cnt = start < p1 ? (p1 - start < block ? p1 - start : block) : 0;
         if (cnt == 0) start = 0;
         for (int64_t q = 0; q < cnt; q++) {
-            /* the stored coordinates are float32: evaluate exactly there */
-            const double s = (double)(float)m->s[start + q], z = (double)(float)m->z[start + q];
+            /* where readers put the point: mapped from float32 corners (mkdb_mesh.c), or for
+             * strain_only (nearest stored point, no mapping) the float32 coordinates */
+            const int64_t pt = start + q;
+            const double s = m->es ? m->es[pt] : (double)(float)m->s[pt];
+            const double z = m->ez ? m->ez[pt] : (double)(float)m->z[pt];
             if (o->dump == AXB_DUMP_DISPL_ONLY)
                 axb_fs_sim_displ(&med, &stf, sim, p->r_src, p->amplitude, s, z, nt, p->dt, phys);
             else
