@@ -17,7 +17,7 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 export OMPI_MCA_rmaps_base_oversubscribe=1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-xbench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-mpirun -n 2 "$AXB" mkdb -o "$TMP/db" --kind reciprocal --period 20 --length 1200 --rmin-km 4000 >/dev/null
+mpirun -n 2 "$AXB" mkdb -o "$TMP/db" --kind reciprocal --period 20 --length 1200 --rmin-km 4000 --points-per-wavelength 6 >/dev/null
 mpirun -n 2 "$AXB" repack "$TMP/db" "$TMP/merged" -q >/dev/null
 python3 - "$NPAIRS" > "$TMP/pairs.txt" <<'PY'
 import math, random, sys

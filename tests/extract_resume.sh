@@ -8,7 +8,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-xresume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
-"$MPIEXEC" -n 2 "$AXB" mkdb -o "$TMP/db" --kind reciprocal --period 40 --length 1200 --rmin-km 5000 >/dev/null || fail "mkdb"
+"$MPIEXEC" -n 2 "$AXB" mkdb -o "$TMP/db" --kind reciprocal --period 40 --length 1200 --rmin-km 5000 --points-per-wavelength 6 >/dev/null || fail "mkdb"
 python3 - > "$TMP/pairs.txt" <<'PY'
 import math, random
 random.seed(11)

@@ -90,7 +90,7 @@ wait_bg() { wait "${bgpid[$1]}"; }
 
 # --- a small database, made by srun --mpi=pmix on the cluster
 DB="$TMP/db"
-mkdb() { srun --mpi=pmix -n 2 "$AXB" mkdb -o "$DB" --period 50 --length 900 --rmin-km 5500 -q >"$TMP/logs/mkdb.log" 2>&1 || { cat "$TMP/logs/mkdb.log"; return 1; }; }
+mkdb() { srun --mpi=pmix -n 2 "$AXB" mkdb -o "$DB" --period 50 --length 900 --rmin-km 5500 --points-per-wavelength 6 -q >"$TMP/logs/mkdb.log" 2>&1 || { cat "$TMP/logs/mkdb.log"; return 1; }; }
 check "srun --mpi=pmix -n 2 axibulk mkdb" mkdb
 [ -d "$DB" ] || finish
 

@@ -3,12 +3,17 @@
  * search, interpolation, strain, rotations, time processing), compared with the same Green's
  * function evaluated directly at the source and receiver with no mesh (fullspace.h), projected on
  * the receiver's Z, N, E, and R, T by ObsPy's back-azimuth rotation (forces: Instaseis' opposite
- * R sign). Moment tensors and forces, reciprocal and forward databases. The error relative to
- * each component's peak (measured at the S arrival, where the wavelength is shortest) must fall
- * as the resolution grows; the bounds below are the measured errors with a margin (regression
- * guards), not the 1e-4 the mkdb issue asks at the default resolution (not reached yet:
- * docs/mkdb.md). Forward and reciprocal databases must agree with each other (reciprocity) as
- * closely as each agrees with the closed form. No shared data needed: everything is made here. */
+ * R sign). Error = max |difference| over the trace relative to each component's peak, worst of
+ * Z, N, E, R, T.
+ *
+ * - Convergence: reciprocal databases at 6, 12 and 24 points per wavelength, errors must fall.
+ * - The mkdb issue's bound: at the default resolution below 1e-4 for moment tensors and forces,
+ *   for three receivers 4-6 wavelengths from the source, and for a forward database.
+ * - Reciprocity: forward and reciprocal default databases agree to 2e-4 (both within 1e-4).
+ * - strain_only vs displ_only: Instaseis takes strain_only strain at the nearest stored point
+ *   (no interpolation), so the two agree where the source sits on a stored point; there both
+ *   are checked against the closed form and against each other.
+ * No shared data needed: everything is made here. */
 #include <hdf5.h>
 #include <math.h>
 #include <mpi.h>
@@ -24,8 +29,9 @@
 #include "test_util.h"
 
 static const double PI = 3.14159265358979323846;
-#define PERIOD 50.0
-#define LENGTH 900.0
+#define PERIOD 100.0
+#define LENGTH 1100.0
+#define RMIN_KM 5800.0
 
 static axb_status make_db(const char *dir, axb_db_kind kind, axb_dump_type dump, double ppw, double src_depth_km,
                           axb_error *err)
@@ -37,8 +43,8 @@ static axb_status make_db(const char *dir, axb_db_kind kind, axb_dump_type dump,
     o.dump = dump;
     o.period = PERIOD;
     o.length = LENGTH;
-    o.rmin_km = 5000;
-    o.points_per_wavelength = ppw;
+    o.rmin_km = RMIN_KM;
+    if (ppw > 0) o.points_per_wavelength = ppw; /* else the default */
     o.source_depth_km = kind == AXB_DB_FORWARD ? src_depth_km : 0;
     o.force = true;
     o.progress = false;
@@ -145,6 +151,26 @@ static double rel_error(const double *a, const double *b, int64_t nt, const char
     return worst;
 }
 
+/* Extracts one pair and compares it with the direct solution; returns the relative error
+ * (1 if the extraction failed, reported). */
+static double pair_error(check_ctx *T, const char *db, const axb_source *s, const axb_source *direct_src,
+                         const axb_receiver *r, double *a, double *b, double *keep, int64_t *npts)
+{
+    static const int same[5] = {1, 1, 1, 1, 1}, force_r[5] = {1, 1, 1, -1, 1};
+    const double R = 6371e3;
+    int64_t n = 0;
+    double dt = 0;
+    axb_error err = AXB_ERROR_INIT;
+    if (extract(db, s, r, a, &n, &dt, &err)) {
+        CHECK_MSG(T, 0, "extract from %s: %s", db, err.msg);
+        return 1;
+    }
+    if (keep) memcpy(keep, a, 5 * (size_t)n * sizeof *a);
+    if (npts) *npts = n;
+    direct(direct_src, r, R - direct_src->depth, R, n, dt, b);
+    return rel_error(a, b, n, "ZNERT", s->type == AXB_SRC_FORCE ? force_r : same);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -154,65 +180,109 @@ int main(int argc, char **argv)
     char dir[512], db[700];
     if (test_scratch_dir(MPI_COMM_WORLD, "mkdbx", dir, sizeof dir)) MPI_Abort(MPI_COMM_WORLD, 1);
     axb_error err = AXB_ERROR_INIT;
-    const double R = 6371e3, depth = 300e3;
+    const double depth = 300e3;
     const axb_source mt = {.type = AXB_SRC_MOMENT, .lat = 10, .lon = 20, .depth = depth,
                            .m = {1e18, -3e17, -7e17, 4e17, -2e17, 5e17}, .time_shift = NAN};
     const axb_source fs = {.type = AXB_SRC_FORCE, .lat = 10, .lon = 20, .depth = depth,
                            .f = {1e12, -2e12, 1.5e12}, .time_shift = NAN};
-    const axb_receiver rec = {.lat = 25, .lon = 38, .depth = NAN};
-    const int same[5] = {1, 1, 1, 1, 1}, force_r[5] = {1, 1, 1, -1, 1};
-    static double a[5 * 4096], b[5 * 4096];
-    int64_t n = 0;
-    double dt = 0;
+    /* 24, 33 and 18 degrees from the source: 4.5-6 S wavelengths at 100 s */
+    const axb_receiver recs[3] = {{.lat = 25, .lon = 38, .depth = NAN},
+                                  {.lat = 40, .lon = 30, .depth = NAN},
+                                  {.lat = 20, .lon = 33, .depth = NAN}};
+    static double a[5 * 4096], b[5 * 4096], c[5 * 4096];
 
     /* convergence with resolution (GLL points per S wavelength), reciprocal displ_only */
-    const double ppws[3] = {4, 6, 9};
+    const double ppws[3] = {6, 12, 24};
     double err_mt[3] = {1, 1, 1}, err_f[3] = {1, 1, 1};
     for (int k = 0; k < 3; k++) {
         snprintf(db, sizeof db, "%s/recip_%g", dir, ppws[k]);
-        axb_status st = make_db(db, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, ppws[k], 0, &err);
-        CHECK_MSG(&T, st == AXB_OK, "mkdb: %s", err.msg);
-        if (st || T.rank) continue;
-        if (!extract(db, &mt, &rec, a, &n, &dt, &err)) {
-            direct(&mt, &rec, R - depth, R, n, dt, b);
-            err_mt[k] = rel_error(a, b, n, "ZNERT", same);
-        } else CHECK_MSG(&T, 0, "extract: %s", err.msg);
-        if (!extract(db, &fs, &rec, a, &n, &dt, &err)) {
-            direct(&fs, &rec, R - depth, R, n, dt, b);
-            err_f[k] = rel_error(a, b, n, "ZNERT", force_r);
-        } else CHECK_MSG(&T, 0, "extract: %s", err.msg);
-        printf("reciprocal, %g points per wavelength: moment tensor %.2e, force %.2e of peak\n", ppws[k], err_mt[k], err_f[k]);
+        CHECK_MSG(&T, make_db(db, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, ppws[k], 0, &err) == AXB_OK, "mkdb: %s", err.msg);
+        if (T.rank == 0) {
+            err_mt[k] = pair_error(&T, db, &mt, &mt, &recs[0], a, b, NULL, NULL);
+            err_f[k] = pair_error(&T, db, &fs, &fs, &recs[0], a, b, NULL, NULL);
+            printf("reciprocal, %g points per wavelength: moment tensor %.2e, force %.2e of peak\n", ppws[k], err_mt[k], err_f[k]);
+        }
+        test_remove_dir(MPI_COMM_WORLD, db);
     }
     if (T.rank == 0) {
-        /* measured: moment tensor 1.7e-1, 2.2e-2, 9.5e-3; force 8.0e-3, 5.0e-3, 6.5e-4 */
-        CHECK_MSG(&T, err_mt[1] < 0.5 * err_mt[0] && err_mt[2] < 0.7 * err_mt[1], "no convergence (moment tensor)");
-        CHECK_MSG(&T, err_f[1] < err_f[0] && err_f[2] < 0.3 * err_f[1], "no convergence (force)");
-        CHECK_MSG(&T, err_mt[2] < 1.5e-2 && err_f[2] < 1e-3, "error at 9 points per wavelength: %g, %g", err_mt[2], err_f[2]);
+        CHECK_MSG(&T, err_mt[1] < 0.3 * err_mt[0] && err_mt[2] < 0.3 * err_mt[1], "no convergence (moment tensor)");
+        /* measured: moment tensor 2.4e-2, 1.7e-3, 2.2e-4; force 2.7e-4, 2.2e-4, 3.3e-6 (the force
+         * error at 6 depends strongly on where the source falls in its element) */
+        CHECK_MSG(&T, err_f[1] < err_f[0] && err_f[2] < 0.1 * err_f[1], "no convergence (force)");
     }
 
-    /* forward database (source at 300 km) and strain_only at the default resolution */
-    snprintf(db, sizeof db, "%s/fwd", dir);
-    CHECK_MSG(&T, make_db(db, AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 6, depth / 1e3, &err) == AXB_OK, "%s", err.msg);
+    /* the default resolution: reciprocal, forward, reciprocity */
+    char recip[700], fwd[700];
+    snprintf(recip, sizeof recip, "%s/recip_default", dir);
+    snprintf(fwd, sizeof fwd, "%s/fwd_default", dir);
+    CHECK_MSG(&T, make_db(recip, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 0, 0, &err) == AXB_OK, "mkdb: %s", err.msg);
+    CHECK_MSG(&T, make_db(fwd, AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 0, depth / 1e3, &err) == AXB_OK, "mkdb: %s", err.msg);
     if (T.rank == 0) {
         axb_source mtf = mt;
-        mtf.depth = NAN;
-        if (!extract(db, &mtf, &rec, a, &n, &dt, &err)) {
-            direct(&mt, &rec, R - depth, R, n, dt, b);
-            double e = rel_error(a, b, n, "ZNERT", same);
-            printf("forward, 6 points per wavelength: moment tensor %.2e of peak\n", e);
-            CHECK_MSG(&T, e < 5e-2, "forward database vs closed form: %g (measured 3.6e-2)", e);
-            /* reciprocity: the reciprocal database at the same resolution gives the same
-             * seismogram to within the discretisation errors of both */
-            snprintf(db, sizeof db, "%s/recip_6", dir);
-            static double c6[5 * 4096];
-            int64_t n6;
-            double dt6;
-            if (!extract(db, &mt, &rec, c6, &n6, &dt6, &err) && n6 == n) {
-                double r = rel_error(a, c6, n, "ZNERT", same);
-                printf("reciprocity (forward vs reciprocal mkdb databases): %.2e of peak\n", r);
-                CHECK_MSG(&T, r < 5e-2, "forward vs reciprocal: %g", r);
-            } else CHECK_MSG(&T, 0, "%s", err.msg);
-        } else CHECK_MSG(&T, 0, "extract: %s", err.msg);
+        mtf.depth = NAN; /* a forward database has one source depth */
+        for (int k = 0; k < 3; k++) {
+            int64_t nc = 0;
+            const double em = pair_error(&T, recip, &mt, &mt, &recs[k], a, b, c, &nc);
+            const double ef = pair_error(&T, recip, &fs, &fs, &recs[k], a, b, NULL, NULL);
+            const double ew = pair_error(&T, fwd, &mtf, &mt, &recs[k], a, b, NULL, NULL);
+            /* reciprocity: forward (a) vs reciprocal (c) */
+            const int same[5] = {1, 1, 1, 1, 1};
+            int64_t npts = 0;
+            double dt = 0;
+            axb_error e2 = AXB_ERROR_INIT;
+            double er = 1;
+            if (!extract(fwd, &mtf, &recs[k], a, &npts, &dt, &e2) && npts == nc)
+                er = rel_error(a, c, npts, "ZNERT", same);
+            else CHECK_MSG(&T, 0, "forward extract: %s", e2.msg);
+            printf("default resolution, receiver %d: reciprocal moment tensor %.2e, force %.2e; forward %.2e; "
+                   "forward vs reciprocal %.2e\n", k, em, ef, ew, er);
+            CHECK_MSG(&T, em < 1e-4 && ef < 1e-4, "receiver %d: reciprocal DB vs closed form %g, %g (bound 1e-4)", k, em, ef);
+            CHECK_MSG(&T, ew < 1e-4, "receiver %d: forward DB vs closed form %g (bound 1e-4)", k, ew);
+            CHECK_MSG(&T, er < 2e-4, "receiver %d: forward vs reciprocal %g", k, er);
+        }
+    }
+    test_remove_dir(MPI_COMM_WORLD, fwd);
+
+    /* strain_only vs displ_only with the source on a stored strain_only point */
+    char strain[700];
+    snprintf(strain, sizeof strain, "%s/strain_default", dir);
+    CHECK_MSG(&T, make_db(strain, AXB_DB_RECIPROCAL, AXB_DUMP_STRAIN_ONLY, 0, 0, &err) == AXB_OK, "mkdb: %s", err.msg);
+    if (T.rank == 0) {
+        axb_mkdb_opts o;
+        axb_mkdb_defaults(&o);
+        o.dir = strain;
+        o.dump = AXB_DUMP_STRAIN_ONLY;
+        o.period = PERIOD;
+        o.length = LENGTH;
+        o.rmin_km = RMIN_KM;
+        axb_mkdb_plan plan;
+        axb_mkdb_mesh m;
+        if (!axb_mkdb_plan_make(&o, &plan, &err) && !axb_mkdb_mesh_build(&plan, false, &m, &err)) {
+            /* the stored point nearest to 300 km depth, 24 degrees */
+            const double want_r = 6071e3, want_th = 24 * PI / 180;
+            double best = INFINITY, ps = 0, pz = 0;
+            for (int64_t p = 0; p < m.npoints; p++) {
+                const double ss = (float)m.s[p], zz = (float)m.z[p];
+                const double d = fabs(hypot(ss, zz) - want_r) + want_r * fabs(atan2(ss, zz) - want_th);
+                if (d < best) best = d, ps = ss, pz = zz;
+            }
+            axb_mkdb_mesh_free(&m);
+            const double th = atan2(ps, pz) * 180 / PI;
+            axb_source on = mt;
+            on.lat = 0;
+            on.lon = th;
+            on.depth = 6371e3 - hypot(ps, pz);
+            const axb_receiver r0 = {.lat = 0, .lon = 0, .depth = NAN};
+            int64_t ns = 0, nd = 0;
+            const double es = pair_error(&T, strain, &on, &on, &r0, a, b, c, &ns);
+            const double ed = pair_error(&T, recip, &on, &on, &r0, a, b, NULL, &nd);
+            const int same[5] = {1, 1, 1, 1, 1};
+            const double esd = ns == nd ? rel_error(a, c, nd, "ZNERT", same) : 1;
+            printf("source on a stored point (%.4f deg, depth %.3f km): strain_only %.2e, displ_only %.2e, "
+                   "strain_only vs displ_only %.2e\n", th, on.depth / 1e3, es, ed, esd);
+            CHECK_MSG(&T, es < 1e-5, "strain_only DB vs closed form at a stored point: %g", es);
+            CHECK_MSG(&T, ed < 1e-4 && esd < 1e-4, "displ_only %g, strain_only vs displ_only %g", ed, esd);
+        } else CHECK_MSG(&T, 0, "strain_only mesh: %s", err.msg);
     }
     test_remove_dir(MPI_COMM_WORLD, dir);
     return test_finish_mpi(&T);

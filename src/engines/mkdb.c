@@ -28,7 +28,7 @@ void axb_mkdb_defaults(axb_mkdb_opts *o)
     o->vs = 5770.0;
     o->rho = 3300.0;
     /* AxiSEM's mesher default: 1.5 elements per wavelength at npol 4 */
-    o->points_per_wavelength = 6.0;
+    o->points_per_wavelength = 40.0;
     o->element_km = 0.0;
     o->dt = 0.0;
     o->amplitude = 1e20;
