@@ -369,7 +369,7 @@ int main(int argc, char **argv)
         "--period 100 --length 1800 --rmin-km 6000 --vs 10000",
         "--period 100 --length 1800 --rmin-km 6000 --vs 20000",
         "--period 100 --length 100 --rmin-km 6000",
-        "--period 100 --length 1800 --rmin-km 6000 --layout merged",
+        "--period 100 --length 1800 --rmin-km 6000 --layout merged --dump strain_only",
         "--period 100 --length 1800 --rmin-km 6000 --kind forward --dump strain_only",
         "--period 100 --length 1800 --rmin-km 6000 --source-depth-km 10",
         "--period 100 --length 1800 --rmin-km 6000 --kind sideways",
@@ -386,6 +386,9 @@ int main(int argc, char **argv)
     snprintf(line, sizeof line, "mkdb -q -o /proc/axb-mkdb-nowhere/db %s", common);
     CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
     snprintf(line, sizeof line, "mkdb -o %s/rec %s", root, common);
+    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
+    if (T.rank == 0) CHECK_CONTAINS(&T, errb, "--force");
+    snprintf(line, sizeof line, "mkdb -o %s/rec %s --layout merged", root, common);
     CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
     if (T.rank == 0) CHECK_CONTAINS(&T, errb, "--force");
     snprintf(line, sizeof line, "mkdb -o %s/rec %s --force", root, common);

@@ -17,7 +17,9 @@ static const char mkdb_help[] =
     "MXY_MXX_M_MYY) at --source-depth-km. The mesh is the shell rmin..R (R = --radius-km) of\n"
     "spheroidal npol-4 elements; --period sets the element size and the STF width, --length the\n"
     "record length. Files open unchanged in Instaseis and netCDF tools. Run under MPI: ranks\n"
-    "share the GLL points. Written to DIR.partial and renamed to DIR when complete.\n"
+    "share the GLL points. Written to DIR.partial and renamed to DIR when complete. --layout\n"
+    "merged writes the original layout beside DIR, repacks it (as axibulk repack, contiguous)\n"
+    "and removes it.\n"
     "\n"
     "options:\n";
 
@@ -49,7 +51,7 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
         {"vs", 0, AXB_OPT_DOUBLE, &o.vs, "M/S", "S velocity (default 5770)"},
         {"rho", 0, AXB_OPT_DOUBLE, &o.rho, "KG/M3", "density (default 3300)"},
         {"dump", 0, AXB_OPT_STRING, &dump, "T", "displ_only (default) or strain_only (reciprocal)"},
-        {"layout", 0, AXB_OPT_STRING, &layout, "L", "original (default); merged: not yet"},
+        {"layout", 0, AXB_OPT_STRING, &layout, "L", "original (default) or merged (one merged_output.nc4, via repack)"},
         {"points-per-wavelength", 0, AXB_OPT_DOUBLE, &o.points_per_wavelength, "N",
          "GLL points per S wavelength (default 40: within 1e-4 of the closed form; 6 = AxiSEM's density)"},
         {"element-km", 0, AXB_OPT_DOUBLE, &o.element_km, "KM", "element size given directly"},
@@ -95,7 +97,7 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
     if (env->rank == 0)
         fprintf(env->out, "wrote %s: %d files, %lld elements, %lld GLL points, %lld samples, "
                           "%.2f MB in %.2f s (%.1f MB/s)\n",
-                o.dir, r.plan.nsim, (long long)r.plan.nelem, (long long)r.plan.npoints,
+                o.dir, o.layout == AXB_LAYOUT_MERGED ? 1 : r.plan.nsim, (long long)r.plan.nelem, (long long)r.plan.npoints,
                 (long long)r.plan.nt, (double)r.bytes_written / 1e6, r.seconds,
                 (double)r.bytes_written / 1e6 / (r.seconds > 0 ? r.seconds : 1e-9));
     return AXB_OK;

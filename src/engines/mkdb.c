@@ -10,6 +10,7 @@
 
 #include "axibulk/fullspace.h"
 #include "axibulk/mkdb.h"
+#include "axibulk/repack.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -70,9 +71,10 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
     AXB_CHECK(err, !(o->kind == AXB_DB_FORWARD && o->dump == AXB_DUMP_STRAIN_ONLY), AXB_ERR_UNSUPPORTED,
               "--dump strain_only is for reciprocal databases only (Instaseis reads no forward "
               "strain_only database)");
-    AXB_CHECK(err, o->layout == AXB_LAYOUT_ORIGINAL, AXB_ERR_UNSUPPORTED,
-              "--layout merged is not available yet: write --layout original, then run "
-              "'axibulk repack DIR DST'");
+    AXB_CHECK(err, o->layout == AXB_LAYOUT_ORIGINAL || o->layout == AXB_LAYOUT_MERGED, AXB_ERR_ARG,
+              "--layout: original or merged");
+    AXB_CHECK(err, !(o->layout == AXB_LAYOUT_MERGED && o->dump == AXB_DUMP_STRAIN_ONLY), AXB_ERR_UNSUPPORTED,
+              "--layout merged holds displacement only: it cannot be combined with --dump strain_only");
     return AXB_OK;
 }
 
@@ -249,30 +251,24 @@ static void report_plan(FILE *out, const axb_mkdb_opts *o, const axb_mkdb_plan *
             (long long)p->npoints, (long long)p->nt, p->dt, p->src_shift);
     fprintf(out, "mkdb: planned size %s (%lld bytes; largest file %s), %d rank%s\n", tot,
             (long long)p->total_bytes, per, size, size > 1 ? "s" : "");
+    if (o->layout == AXB_LAYOUT_MERGED) {
+        /* every element stores its 25 points: shared points repeat */
+        const double np1 = p->npol + 1;
+        human(tot, sizeof tot, (double)p->total_bytes / (double)p->npoints * (double)p->nelem * np1 * np1);
+        fprintf(out, "mkdb: --layout merged: the original layout above is written first, then repacked "
+                     "into about %s (both on disk until the repack is done)\n", tot);
+    }
     fflush(out);
 }
 
-axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
-                        axb_mkdb_result *res, axb_error *err)
+/* Writes the original layout into dir (via dir.partial). */
+static axb_status write_original(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
+                                 const char *dir, FILE *out, double t0, int64_t *bytes, axb_error *err)
 {
-    int rank, size;
+    int rank;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    memset(res, 0, sizeof *res);
-    const double t0 = MPI_Wtime();
-    axb_mkdb_plan *p = &res->plan;
-    AXB_TRY(axb_mkdb_plan_make(o, p, err)); /* pure and identical on every rank */
-
-    char dir[AXB_PATH_MAX], partial[AXB_PATH_MAX + 16];
-    size_t n = strlen(o->dir);
-    while (n > 1 && o->dir[n - 1] == '/') n--;
-    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "output folder name too long");
-    memcpy(dir, o->dir, n);
-    dir[n] = '\0';
+    char partial[AXB_PATH_MAX + 16];
     snprintf(partial, sizeof partial, "%s.partial", dir);
-    FILE *out = rank == 0 && o->progress ? progress : NULL;
-    if (out) report_plan(out, o, p, size);
-
     axb_status st = AXB_OK;
     if (rank == 0) st = prepare_dirs(o, p, dir, partial, err);
     AXB_TRY(bcast_status(comm, st, err));
@@ -289,17 +285,91 @@ axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
     axb_mkdb_mesh_free(&mesh);
     if (st) return st;
 
+    *bytes = 0;
     if (rank == 0) {
         st = publish(dir, partial, err);
         for (int k = 0; k < p->nsim && !st; k++) {
             char path[AXB_PATH_MAX + 64];
             struct stat sb;
             snprintf(path, sizeof path, "%s/%s/Data/ordered_output.nc4", dir, axb_sim_name(p->sims[k]));
-            if (stat(path, &sb) == 0) res->bytes_written += (int64_t)sb.st_size;
+            if (stat(path, &sb) == 0) *bytes += (int64_t)sb.st_size;
         }
     }
     AXB_TRY(bcast_status(comm, st, err));
-    MPI_Bcast(&res->bytes_written, 1, MPI_INT64_T, 0, comm);
+    MPI_Bcast(bytes, 1, MPI_INT64_T, 0, comm);
+    return AXB_OK;
+}
+
+/* The merged layout: the original layout written beside DIR (DIR.partial.original), repacked into
+ * DIR.partial by the repack engine, published as DIR, the original removed. The original is
+ * written first because its chunked storage is what the physics is evaluated in (points, not
+ * elements); repacking it costs one more pass over the data but keeps one writer of the format. */
+static axb_status write_merged(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
+                               const char *dir, FILE *out, double t0, int64_t *bytes, axb_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    char orig[AXB_PATH_MAX + 32], partial[AXB_PATH_MAX + 16];
+    snprintf(orig, sizeof orig, "%s.partial.original", dir);
+    snprintf(partial, sizeof partial, "%s.partial", dir);
+    axb_status st = AXB_OK;
+    if (rank == 0) {
+        struct stat sb;
+        if (stat(dir, &sb) == 0 && !o->force)
+            st = axb_error_set(err, AXB_ERR_ARG, "%s already exists (use --force to replace it)", dir);
+        else if (remove_tree(partial) != 0)
+            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot remove a stale partial output: %s", partial,
+                               strerror(errno));
+    }
+    AXB_TRY(bcast_status(comm, st, err));
+
+    axb_mkdb_opts oo = *o;
+    oo.force = true; /* a stale original from a killed run is ours to replace */
+    oo.dir = orig;
+    int64_t orig_bytes = 0;
+    AXB_TRY(write_original(comm, &oo, p, orig, out, t0, &orig_bytes, err));
+
+    axb_repack_opts ro = {.src = orig, .dst = partial, .deflate = -1, .memory_bytes = o->memory_bytes,
+                          .force = true, .resume = false, .verify = false, .progress = out != NULL};
+    axb_repack_result rr;
+    st = axb_repack_run(comm, &ro, out, &rr, err);
+    if (st) return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);
+
+    if (rank == 0) {
+        st = publish(dir, partial, err);
+        if (!st && remove_tree(orig) != 0)
+            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the intermediate original layout: %s",
+                               orig, strerror(errno));
+    }
+    AXB_TRY(bcast_status(comm, st, err));
+    *bytes = rr.bytes_out;
+    return AXB_OK;
+}
+
+axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
+                        axb_mkdb_result *res, axb_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(res, 0, sizeof *res);
+    const double t0 = MPI_Wtime();
+    axb_mkdb_plan *p = &res->plan;
+    AXB_TRY(axb_mkdb_plan_make(o, p, err)); /* pure and identical on every rank */
+
+    char dir[AXB_PATH_MAX];
+    size_t n = strlen(o->dir);
+    while (n > 1 && o->dir[n - 1] == '/') n--;
+    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "output folder name too long");
+    memcpy(dir, o->dir, n);
+    dir[n] = '\0';
+    FILE *out = rank == 0 && o->progress ? progress : NULL;
+    if (out) report_plan(out, o, p, size);
+
+    if (o->layout == AXB_LAYOUT_MERGED)
+        AXB_TRY(write_merged(comm, o, p, dir, out, t0, &res->bytes_written, err));
+    else
+        AXB_TRY(write_original(comm, o, p, dir, out, t0, &res->bytes_written, err));
     res->seconds = MPI_Wtime() - t0;
     return AXB_OK;
 }
