@@ -204,13 +204,25 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
 }
 
 /* Reads columns (points) ids[0..nu) (sorted, distinct) of one snapshot variable into
- * buf[t][u] (normal) or buf[u][t] (transposed): file order of the selection either way. */
+ * buf[u][t] (*point_major) or buf[t][u]. */
 static axb_status read_columns(axb_db *db, hid_t dset, int64_t nu, const int64_t *ids,
-                               axb_io_mode mode, float *buf, axb_error *err)
+                               axb_io_mode mode, float *buf, bool *point_major, axb_error *err)
 {
-    int64_t bytes = 0;
-    AXB_TRY(h5u_read_runs(dset, db->info.transposed ? 0 : 1, nu, ids, mode == AXB_IO_COLLECTIVE,
-                          H5T_NATIVE_FLOAT, buf, &bytes, err));
+    int64_t bytes = 0, calls = 0;
+    const int axis = db->info.transposed ? 0 : 1;
+    if (mode == AXB_IO_INDEPENDENT) {
+        /* bulk reads (repack) cover most of the chunks they touch: read them whole */
+        bool used = false;
+        AXB_TRY(h5u_read_cols_by_chunk(dset, axis, nu, ids, 0.25, buf, &used, &bytes, &calls, err));
+        if (used) {
+            *point_major = true;
+            db->stats.read_calls += calls;
+            db->stats.bytes_read += bytes;
+            return AXB_OK;
+        }
+    }
+    AXB_TRY(h5u_read_runs(dset, axis, nu, ids, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT, buf, &bytes, err));
+    *point_major = db->info.transposed; /* file order of the selection */
     db->stats.read_calls++;
     db->stats.bytes_read += bytes;
     return AXB_OK;
@@ -218,7 +230,7 @@ static axb_status read_columns(axb_db *db, hid_t dset, int64_t nu, const int64_t
 
 /* For every variable of every run: read the unique points once, then hand each (request, var)
  * its series through @p place. This is the one loop both element and point reads share. */
-typedef void (*place_fn)(const axb_db *db, const float *col, int64_t nu, int gv, void *ctx);
+typedef void (*place_fn)(const axb_db *db, const float *col, bool point_major, int64_t nu, int gv, void *ctx);
 
 static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode,
                          place_fn place, void *ctx, axb_error *err)
@@ -231,16 +243,17 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
     int gv = 0;
     for (int k = 0; k < info->nfiles && !st; k++) {
         for (int v = 0; v < o->f[k].nv && !st; v++, gv++) {
+            bool pm = true;
             if (o->f[k].dset[v] < 0) {
                 memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
             } else {
-                st = read_columns(db, o->f[k].dset[v], nu, uniq, mode, col, err);
+                st = read_columns(db, o->f[k].dset[v], nu, uniq, mode, col, &pm, err);
                 if (st) {
                     axb_error_prefix(err, "%s", info->files[k]);
                     break;
                 }
             }
-            place(db, col, nu, gv, ctx);
+            place(db, col, pm, nu, gv, ctx);
         }
     }
     free(col);
@@ -254,12 +267,11 @@ typedef struct elem_ctx {
     float *out;
 } elem_ctx;
 
-static void place_elements(const axb_db *db, const float *col, int64_t nu, int gv, void *vctx)
+static void place_elements(const axb_db *db, const float *col, bool tr, int64_t nu, int gv, void *vctx)
 {
     const elem_ctx *c = vctx;
     const int np1 = db->info.npol + 1, nv = db->info.nvars;
     const int64_t nt = db->info.ndumps;
-    const bool tr = db->info.transposed;
     for (int64_t k = 0; k < c->n; k++) {
         for (int i = 0; i < np1; i++) {
             for (int j = 0; j < np1; j++) {
@@ -301,7 +313,7 @@ typedef struct point_ctx {
     float *out;
 } point_ctx;
 
-static void place_points(const axb_db *db, const float *col, int64_t nu, int gv, void *vctx)
+static void place_points(const axb_db *db, const float *col, bool tr, int64_t nu, int gv, void *vctx)
 {
     const point_ctx *c = vctx;
     const int64_t nt = db->info.ndumps;
@@ -309,7 +321,7 @@ static void place_points(const axb_db *db, const float *col, int64_t nu, int gv,
     for (int64_t k = 0; k < c->n; k++) {
         int64_t u = c->inv[k];
         float *dst = c->out + ((int64_t)k * nv + gv) * nt;
-        if (db->info.transposed) memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
+        if (tr) memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
         else
             for (int64_t t = 0; t < nt; t++) dst[t] = col[t * nu + u];
     }

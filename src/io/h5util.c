@@ -305,3 +305,73 @@ done:
     H5Sclose(fs);
     return st;
 }
+
+axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
+                                  float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
+{
+    *used = false;
+    *bytes = *calls = 0;
+    hsize_t dims[2], cdims[2];
+    hid_t fs = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset);
+    bool ok = fs >= 0 && dcpl >= 0 && H5Sget_simple_extent_ndims(fs) == 2 && (axis == 0 || axis == 1) &&
+              H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2;
+    if (ok) H5Sget_simple_extent_dims(fs, dims, NULL);
+    const int other = 1 - axis;
+    ok = ok && cdims[other] == dims[other] && cdims[axis] > 0;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (!ok || n == 0) {
+        if (fs >= 0) H5Sclose(fs);
+        return AXB_OK;
+    }
+    const int64_t cp = (int64_t)cdims[axis], nt = (int64_t)dims[other], np = (int64_t)dims[axis];
+    int64_t touched = 0;
+    for (int64_t a = 0; a < n; a++)
+        if (a == 0 || ids[a] / cp != ids[a - 1] / cp) touched++;
+    if ((double)n < min_fill * (double)(touched * cp)) {
+        H5Sclose(fs);
+        return AXB_OK; /* too sparse: whole chunks would read mostly unwanted data */
+    }
+    float *tmp = malloc((size_t)(cp * nt) * sizeof *tmp);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    axb_status st = AXB_OK;
+    if (!tmp || dxpl < 0) st = axb_error_set(err, AXB_ERR_NOMEM, "chunk buffer of %lld values", (long long)(cp * nt));
+    else H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT);
+    for (int64_t a = 0; a < n && !st;) {
+        const int64_t c0 = ids[a] / cp * cp, w = c0 + cp <= np ? cp : np - c0;
+        int64_t b = a;
+        while (b < n && ids[b] < c0 + w) b++;
+        hsize_t start[2], count[2];
+        start[axis] = (hsize_t)c0;
+        count[axis] = (hsize_t)w;
+        start[other] = 0;
+        count[other] = (hsize_t)nt;
+        hid_t ms = H5Screate_simple(2, count, NULL);
+        if (ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dread(dset, H5T_NATIVE_FLOAT, ms, fs, dxpl, tmp) < 0) {
+            char why[512];
+            h5u_last_error(why, sizeof why);
+            st = axb_error_set(err, AXB_ERR_IO, "read of chunk at index %lld failed: %s", (long long)c0, why);
+        }
+        if (ms >= 0) H5Sclose(ms);
+        if (st) break;
+        (*calls)++;
+        *bytes += w * nt * (int64_t)sizeof(float);
+        /* out: [u][t]; from a [t][point] chunk this transposes one chunk at a time, which stays
+         * in cache (transposing the whole selection later strides across megabytes) */
+        if (axis == 1) {
+            for (int64_t u = a; u < b; u++) {
+                const float *src = tmp + (ids[u] - c0);
+                float *dst = buf + u * nt;
+                for (int64_t t = 0; t < nt; t++) dst[t] = src[t * w];
+            }
+        } else {
+            for (int64_t u = a; u < b; u++) memcpy(buf + u * nt, tmp + (ids[u] - c0) * nt, (size_t)nt * sizeof *buf);
+        }
+        a = b;
+    }
+    if (dxpl >= 0) H5Pclose(dxpl);
+    H5Sclose(fs);
+    free(tmp);
+    *used = true;
+    return st;
+}

@@ -43,4 +43,16 @@ axb_status h5u_read(hid_t loc, const char *name, hid_t memtype, int rank, const 
 axb_status h5u_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective,
                          hid_t memtype, void *buf, int64_t *bytes, axb_error *err);
 
+/* As h5u_read_runs for a 2-D float dataset (independent I/O), but reading whole chunks, each
+ * with one H5Dread into a buffer of the chunk's own shape, then copying the wanted columns out,
+ * always index-major: buf[u][other axis], whatever the file's orientation.
+ * A partial selection of a chunk makes HDF5 issue one small read per row of the chunk (hundreds
+ * of 448-byte reads for AxiSEM's (snapshots, 112) chunks); a whole chunk is one read (or one
+ * inflate). Returns false in *used (and reads nothing) when the dataset is not chunked with
+ * whole rows along the other axis, when n is 0, or when the ids fill less than @p min_fill of
+ * the chunks they touch. *bytes receives the size read from the file, *calls the number of
+ * H5Dread calls. */
+axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
+                                  float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
+
 #endif
