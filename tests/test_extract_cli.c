@@ -324,6 +324,45 @@ int main(int argc, char **argv)
         free(x);
     }
 
+    /* 5b. a list of faults: fault-major rows, each fault's rows equal to its own --finite run */
+    {
+        char list[1024], srf[1024], one_srf[1024], many[1024];
+        snprintf(list, sizeof list, "%s/faults.txt", dir);
+        snprintf(srf, sizeof srf, "%s/sources/strike_slip_eq_10pts.srf", data);
+        char text[4096];
+        snprintf(text, sizeof text, "# scenario batch\n%s\n\n%s   # the SRF one\n%s\n", path, srf, path);
+        write_text(T.rank, list, text);
+        snprintf(one_srf, sizeof one_srf, "%s/finite_srf.h5", dir);
+        snprintf(many, sizeof many, "%s/finite_many.h5", dir);
+        const char *a6[] = {"extract", "--db", DB, "--finite", srf, "--stations", sta, "--components", "ZNE",
+                            "--dt", "5", "-o", one_srf, "-q"};
+        CHECK(&T, run_cli(a6, 14) == 0);
+        const char *a7[] = {"extract", "--db", DB, "--finite-list", list, "--stations", sta, "--components", "ZNE",
+                            "--dt", "5", "-o", many, "-q"};
+        CHECK(&T, run_cli(a7, 14) == 0);
+        if (T.rank == 0) {
+            double *x = NULL, *y = NULL, *z = NULL;
+            int64_t dx[3] = {0}, dy[3] = {0}, dz[3] = {0};
+            CHECK(&T, read_bulk(out2, &x, dx) > 0 && read_bulk(one_srf, &y, dy) > 0 && read_bulk(many, &z, dz) > 0);
+            CHECK_MSG(&T, dz[0] == 9 && dz[1] == dx[1] && dz[2] == dx[2], "%lld rows", (long long)dz[0]);
+            if (x && y && z && dz[0] == 9 && dx[0] == 3 && dy[0] == 3) {
+                const int64_t row = dx[1] * dx[2];
+                CHECK(&T, peak(x, 3 * row) > 0 && peak(y, 3 * row) > 0);
+                CHECK_MSG(&T, !memcmp(z, x, 3 * row * sizeof *x), "fault 0 differs from its own run");
+                CHECK_MSG(&T, !memcmp(z + 3 * row, y, 3 * row * sizeof *y), "fault 1 differs from its own run");
+                CHECK_MSG(&T, !memcmp(z + 6 * row, x, 3 * row * sizeof *x), "fault 2 differs from its own run");
+            }
+            free(x);
+            free(y);
+            free(z);
+        }
+        write_text(T.rank, list, "/nonexistent/fault.srf\n");
+        const char *a8[] = {"extract", "--db", DB, "--finite-list", list, "--stations", sta, "-o", many, "--force", "-q"};
+        CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);
+        write_text(T.rank, list, "# nothing\n\n");
+        CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);
+    }
+
     /* 6. bad input: status 2, no output file */
     snprintf(out2, sizeof out2, "%s/bad.h5", dir);
     snprintf(path, sizeof path, "%s/pairs.txt", dir);

@@ -36,6 +36,9 @@ typedef struct axb_extract_job {
     const int64_t *row_source, *row_receiver;
     const axb_source *subfaults;
     int64_t nsubfaults;
+    /* Many faults: fault f (= row_source[r], one sources[] entry per fault) is
+     * subfaults[fault_first[f]] .. subfaults[fault_first[f+1] - 1]; NULL: one fault, all of them. */
+    const int64_t *fault_first;
     const char *output;
     axb_out_format format;
     axb_precision precision;

@@ -114,6 +114,25 @@ AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_sour
 AXB_NODISCARD axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt,
                                              double trise_min, axb_source_list *out, axb_error *err);
 
+/** Many finite faults for one job: fault f is sub.src[first[f]] .. sub.src[first[f+1] - 1], read
+ *  from path[f]. Owns everything; free with axb_fault_list_free. */
+typedef struct axb_fault_list {
+    int64_t n;
+    int64_t *first;             /**< [n + 1] */
+    char **path;                /**< [n] as given in the list, resolved against its folder */
+    axb_source_list sub;
+} axb_fault_list;
+
+/** One finite fault by its extension: USGS `.param` (Instaseis' defaults, as axb_read_usgs_param)
+ *  or else SRF (slip rates normalised). */
+AXB_NODISCARD axb_status axb_read_finite(const char *path, axb_source_list *out, axb_error *err);
+
+/** A list of finite-fault files, one path per line (blank lines and '#' comments skipped;
+ *  relative paths are relative to the list's folder), each read with axb_read_finite. Errors
+ *  name the list line and the fault file; a fault without point sources is an error. */
+AXB_NODISCARD axb_status axb_read_fault_list(const char *path, axb_fault_list *out, axb_error *err);
+void axb_fault_list_free(axb_fault_list *l);
+
 /* ---- finite sources and sliprates (src/numerics/source_math.c) ---- */
 
 /** Divides the sliprate by its trapezoidal integral (Instaseis' normalize_sliprate: numpy.trapz

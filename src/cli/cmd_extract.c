@@ -10,7 +10,7 @@
 #include "cli/cli_internal.h"
 
 typedef struct extract_args {
-    const char *db, *pairs, *cmt, *stations, *finite, *components, *kind, *output, *precision,
+    const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *components, *kind, *output, *precision,
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
     long kernelwidth, batch_mb, filter_order;
@@ -20,16 +20,20 @@ typedef struct extract_args {
 
 static const char extract_help[] =
     "usage: axibulk extract --db DB (--pairs FILE | --cmt FILE --stations FILE |\n"
-    "                        --finite FILE --stations FILE) -o OUT.h5 [options]\n"
+    "                        --finite FILE --stations FILE | --finite-list FILE --stations FILE)\n"
+    "                        -o OUT.h5 [options]\n"
     "       axibulk extract --job FILE.yaml [options]\n"
     "\n"
     "Computes seismograms from an AxiSEM database with Instaseis' algorithm, for explicit\n"
-    "source-receiver pairs, for every source at every station (cross product), or for a finite\n"
-    "fault at every station, and writes them to one HDF5 file. Run it under MPI to share the\n"
+    "source-receiver pairs, for every source at every station (cross product), or for finite\n"
+    "faults (one, or a list: one row per fault and station) at every station, and writes them\n"
+    "to one HDF5 file. Run it under MPI to share the\n"
     "rows among ranks. Latitudes in files are geographic (converted to geocentric) except in\n"
     "pairs files, which are geocentric. See docs/cli.md and docs/file-formats.md.\n"
     "\n"
     "options:\n";
+
+#define NOPTS 29
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -39,12 +43,13 @@ static void set_options(extract_args *a, axb_opt *o)
         {"cmt", 0, AXB_OPT_STRING, &a->cmt, "FILE", "sources: CMTSOLUTION or QuakeML (with --stations)"},
         {"stations", 0, AXB_OPT_STRING, &a->stations, "FILE", "receivers: STATIONS or StationXML"},
         {"finite", 0, AXB_OPT_STRING, &a->finite, "FILE", "a finite fault: SRF (.srf) or USGS (.param)"},
+        {"finite-list", 0, AXB_OPT_STRING, &a->finite_list, "FILE", "many finite faults: one SRF/.param path per line (with --stations)"},
         {"components", 0, AXB_OPT_STRING, &a->components, "ZNERT", "components in output order (default: the database's)"},
         {"kind", 0, AXB_OPT_STRING, &a->kind, "KIND", "displacement (default), velocity or acceleration"},
         {"dt", 0, AXB_OPT_DOUBLE, &a->dt, "S", "output sample interval (<= the database's; Lanczos resampling)"},
         {"kernelwidth", 0, AXB_OPT_INT, &a->kernelwidth, "N", "Lanczos kernel half-width (default 12)"},
         {"no-remove-source-shift", 0, AXB_OPT_FLAG, &a->no_remove_shift, NULL, "keep the samples before the source time function's peak"},
-        {"reconvolve-stf", 0, AXB_OPT_FLAG, &a->reconvolve, NULL, "reconvolve with the sources' own slip rates (implied by --finite)"},
+        {"reconvolve-stf", 0, AXB_OPT_FLAG, &a->reconvolve, NULL, "reconvolve with the sources' own slip rates (implied by --finite, --finite-list)"},
         {"origin-time", 0, AXB_OPT_STRING, &a->origin_time, "TIME", "origin time of pairs-file sources (ISO 8601; default 1970-01-01T00:00:00)"},
         {"output", 'o', AXB_OPT_STRING, &a->output, "FILE", "output HDF5 file"},
         {"format", 0, AXB_OPT_STRING, &a->format, "FMT", "bulk (default) or asdf"},
@@ -63,9 +68,9 @@ static void set_options(extract_args *a, axb_opt *o)
         {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
+    _Static_assert(sizeof table / sizeof table[0] == NOPTS, "NOPTS must count the option table");
     memcpy(o, table, sizeof table);
 }
-#define NOPTS 28
 
 /* Applies a job file: its keys are option names; "remove-source-shift: false" is accepted too. */
 static axb_status apply_job(const axb_job *job, const char *path, const axb_opt *opts, axb_error *err)
@@ -97,15 +102,10 @@ static bool looks_like_xml(const char *path)
     return c == '<';
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 typedef struct inputs {
     axb_pair_list pairs;
-    axb_source_list sources, subfaults;
+    axb_source_list sources;
+    axb_fault_list faults;
     axb_receiver_list receivers;
     axb_source *src_table;      /* pairs: copies of the pairs' sources; finite: the hypocentre */
     axb_receiver *rec_table;    /* pairs: copies of the pairs' receivers */
@@ -116,7 +116,7 @@ static void inputs_free(inputs *in)
 {
     axb_pair_list_free(&in->pairs);
     axb_source_list_free(&in->sources);
-    axb_source_list_free(&in->subfaults);
+    axb_fault_list_free(&in->faults);
     axb_receiver_list_free(&in->receivers);
     free(in->src_table);
     free(in->rec_table);
@@ -126,11 +126,12 @@ static void inputs_free(inputs *in)
 
 static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
 {
-    const int nsel = (a->pairs != NULL) + (a->cmt != NULL) + (a->finite != NULL);
+    const int nsel = (a->pairs != NULL) + (a->cmt != NULL) + (a->finite != NULL) + (a->finite_list != NULL);
     AXB_CHECK(err, nsel == 1, AXB_ERR_ARG,
-              "give exactly one of --pairs, --cmt (with --stations) or --finite (with --stations)");
-    AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG, "--stations goes with --cmt or --finite, not --pairs");
-    AXB_CHECK(err, a->pairs || a->stations, AXB_ERR_ARG, "--%s needs --stations", a->cmt ? "cmt" : "finite");
+              "give exactly one of --pairs, --cmt, --finite or --finite-list (the last three with --stations)");
+    AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG, "--stations goes with --cmt, --finite or --finite-list, not --pairs");
+    AXB_CHECK(err, a->pairs || a->stations, AXB_ERR_ARG, "--%s needs --stations",
+              a->cmt ? "cmt" : a->finite ? "finite" : "finite-list");
     if (a->pairs) {
         AXB_TRY(axb_read_pairs(a->pairs, &in->pairs, err));
         AXB_CHECK(err, in->pairs.n > 0, AXB_ERR_ARG, "%s: no pairs", a->pairs);
@@ -179,29 +180,48 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
         job->nsources = ns;
         job->nrows = n;
     }
-    if (a->finite) {
-        if (ends_with(a->finite, ".param")) AXB_TRY(axb_read_usgs_param(a->finite, 10000, 0.1, 1.0, &in->subfaults, err));
-        else AXB_TRY(axb_read_srf(a->finite, true, &in->subfaults, err));
-        AXB_CHECK(err, in->subfaults.n > 0, AXB_ERR_ARG, "%s: no point sources", a->finite);
-        /* the table entry describing the fault: its centroid (position, summed tensor) with the
-         * origin time of its hypocentre (earliest rupture) */
-        in->src_table = calloc(1, sizeof *in->src_table);
-        const int64_t nr = in->receivers.n;
-        in->row_src = calloc((size_t)nr, sizeof *in->row_src);
-        in->row_rec = malloc((size_t)nr * sizeof *in->row_rec);
+    if (a->finite || a->finite_list) {
+        axb_fault_list *fl = &in->faults;
+        if (a->finite_list) {
+            AXB_TRY(axb_read_fault_list(a->finite_list, fl, err));
+        } else {
+            fl->first = malloc(2 * sizeof *fl->first);
+            fl->path = calloc(1, sizeof *fl->path);
+            AXB_CHECK(err, fl->first && fl->path, AXB_ERR_NOMEM, "fault table");
+            fl->path[0] = strdup(a->finite);
+            AXB_CHECK(err, fl->path[0], AXB_ERR_NOMEM, "fault table");
+            fl->n = 1;
+            fl->first[0] = 0;
+            AXB_TRY(axb_read_finite(a->finite, &fl->sub, err));
+            fl->first[1] = fl->sub.n;
+        }
+        /* one table entry per fault: its centroid (position, summed tensor) with the origin time
+         * of its hypocentre (earliest rupture); fault-major rows: every station of fault 0, ... */
+        const int64_t nf = fl->n, nr = in->receivers.n, n = nf * nr;
+        in->src_table = calloc((size_t)nf, sizeof *in->src_table);
+        in->row_src = malloc((size_t)n * sizeof *in->row_src);
+        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
         AXB_CHECK(err, in->src_table && in->row_src && in->row_rec, AXB_ERR_NOMEM, "finite-fault tables");
-        axb_source *hyp = in->src_table;
-        AXB_TRY_CTX(err, axb_source_list_centroid(&in->subfaults, 6371e3, hyp, err), "%s", a->finite);
-        const int64_t h = axb_source_list_hypocentre(&in->subfaults);
-        hyp->origin_time = in->subfaults.src[h >= 0 ? h : 0].origin_time;
-        hyp->time_shift = 0;
-        snprintf(hyp->name, sizeof hyp->name, "%.63s", a->finite);
-        for (int64_t r = 0; r < nr; r++) in->row_rec[r] = r;
+        for (int64_t f = 0; f < nf; f++) {
+            const axb_source_list one = {fl->first[f + 1] - fl->first[f], fl->sub.src + fl->first[f]};
+            axb_source *hyp = &in->src_table[f];
+            AXB_TRY_CTX(err, axb_source_list_centroid(&one, 6371e3, hyp, err), "%s", fl->path[f]);
+            const int64_t h = axb_source_list_hypocentre(&one);
+            hyp->origin_time = one.src[h >= 0 ? h : 0].origin_time;
+            hyp->time_shift = 0;
+            const char *base = strrchr(fl->path[f], '/');
+            snprintf(hyp->name, sizeof hyp->name, "%.63s", base ? base + 1 : fl->path[f]);
+            for (int64_t r = 0; r < nr; r++) {
+                in->row_src[f * nr + r] = f;
+                in->row_rec[f * nr + r] = r;
+            }
+        }
         job->sources = in->src_table;
-        job->nsources = 1;
-        job->subfaults = in->subfaults.src;
-        job->nsubfaults = in->subfaults.n;
-        job->nrows = nr;
+        job->nsources = nf;
+        job->subfaults = fl->sub.src;
+        job->nsubfaults = fl->sub.n;
+        job->fault_first = fl->first;
+        job->nrows = n;
     }
     job->row_source = in->row_src;
     job->row_receiver = in->row_rec;
@@ -258,9 +278,9 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     o.kernelwidth = (int)a->kernelwidth;
     AXB_CHECK(err, a->batch_mb >= 1, AXB_ERR_ARG, "--batch-mb %ld: must be positive", a->batch_mb);
     o.batch_mb = a->batch_mb;
-    o.reconvolve_stf = a->reconvolve || a->finite;
+    o.reconvolve_stf = a->reconvolve || a->finite || a->finite_list;
     o.remove_source_shift = !a->no_remove_shift && !o.reconvolve_stf;
-    AXB_CHECK(err, !(a->reconvolve && !a->finite), AXB_ERR_ARG,
+    AXB_CHECK(err, !(a->reconvolve && !a->finite && !a->finite_list), AXB_ERR_ARG,
               "--reconvolve-stf needs sources with slip rates: use --finite (point sources from "
               "CMTSOLUTION, QuakeML or pairs files have none)");
     job->opts = o;

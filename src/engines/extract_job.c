@@ -149,7 +149,10 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
             for (int64_t r = a; r < b && !local; r++) {
                 if (done && done[r]) continue;
                 rows[n] = r;
-                local = axb_extract_finite(plan, subs.n, subs.src, &job->receivers[job->row_receiver[r]],
+                const int64_t f = job->row_source[r];
+                const int64_t s0 = job->fault_first ? job->fault_first[f] : 0;
+                const int64_t s1 = job->fault_first ? job->fault_first[f + 1] : subs.n;
+                local = axb_extract_finite(plan, s1 - s0, subs.src + s0, &job->receivers[job->row_receiver[r]],
                                            data + n * row_doubles, err);
                 if (local) axb_error_prefix(err, "row %lld", (long long)r);
                 n++;
