@@ -48,6 +48,12 @@ typedef struct axb_extract_job {
     bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
     bool resume;                /**< finish the unfinished OUTPUT.partial of an earlier identical run */
+    /** With a filter: FFTW wisdom file. Filter FFTs are then planned with FFTW_MEASURE (faster
+     *  transforms), importing this file when it exists and saving the grown wisdom to it at the
+     *  end (rank 0, via a temporary name). Rank 0 plans first and hands its wisdom to the other
+     *  ranks, so all ranks run the same algorithms and results stay identical for any rank count.
+     *  NULL: FFTW_ESTIMATE, nothing stored. */
+    const char *fftw_wisdom;
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {

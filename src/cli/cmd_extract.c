@@ -10,7 +10,7 @@
 #include "cli/cli_internal.h"
 
 typedef struct extract_args {
-    const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *components, *kind, *output, *precision,
+    const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *wisdom, *components, *kind, *output, *precision,
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
     long kernelwidth, batch_mb, filter_order;
@@ -33,7 +33,7 @@ static const char extract_help[] =
     "\n"
     "options:\n";
 
-#define NOPTS 29
+#define NOPTS 30
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -64,6 +64,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"loggabor", 0, AXB_OPT_STRING, &a->loggabor, "T,W", "log-Gabor band-pass: centre period T s, relative width W in (0,1)"},
         {"filter-order", 0, AXB_OPT_INT, &a->filter_order, "N", "Butterworth order (default 4)"},
         {"zerophase", 0, AXB_OPT_FLAG, &a->zerophase, NULL, "zero-phase Butterworth (|H|^2) instead of causal"},
+        {"fftw-wisdom", 0, AXB_OPT_STRING, &a->wisdom, "FILE", "plan filter FFTs with FFTW_MEASURE, reusing and updating this wisdom file"},
         {"quiet", 'q', AXB_OPT_FLAG, &a->quiet, NULL, "no progress messages"},
         {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
@@ -264,6 +265,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
         else f->f1 = x, f->f2 = y;
         job->filter = f;
     }
+    AXB_CHECK(err, !a->wisdom || nfilters, AXB_ERR_ARG, "--fftw-wisdom goes with a filter (the only FFTs worth measuring)");
+    job->fftw_wisdom = a->wisdom;
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     if (a->components) {
         AXB_CHECK(err, strlen(a->components) < sizeof o.components, AXB_ERR_ARG,

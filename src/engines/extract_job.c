@@ -1,11 +1,14 @@
 /* An extraction job across MPI ranks. Rows are split into contiguous blocks (balanced counts);
  * each rank computes its rows in chunks of bounded memory; before every collective write the
  * ranks agree on success, so a failure on one rank ends the job on all without a hang. */
+#include <errno.h>
+#include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "axibulk/timefmt.h"
 #include "axibulk/extract_job.h"
@@ -46,6 +49,58 @@ axb_status axb_extract_agree(MPI_Comm comm, axb_status st, int64_t *done, axb_er
     if (done) *done = out[1];
     if (out[0] && st == AXB_OK) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
     return st;
+}
+
+/* Filter plan under FFTW wisdom (see axb_extract_job.fftw_wisdom). FFTW keeps wisdom in the
+ * library, per process: rank 0 imports the file and plans (measuring what the file lacks), then
+ * its whole wisdom goes to the other ranks as a string before they plan, so their MEASURE plans
+ * are wisdom hits and pick rank 0's algorithms instead of timing their own. */
+static axb_status filter_plan_wise(MPI_Comm comm, const axb_extract_job *job, int64_t npts, double dt,
+                                   axb_filter_plan **fp, axb_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    axb_filter_spec spec = *job->filter;
+    spec.fft_measure = true;
+    axb_status st = AXB_OK;
+    if (rank == 0) {
+        if (access(job->fftw_wisdom, F_OK) == 0 && !fftw_import_wisdom_from_filename(job->fftw_wisdom))
+            st = axb_error_set(err, AXB_ERR_FORMAT, "%s: not an FFTW wisdom file (remove it to start afresh)",
+                               job->fftw_wisdom);
+        if (!st) st = axb_filter_plan_create(&spec, npts, dt, fp, err);
+    }
+    AXB_TRY(axb_extract_agree(comm, st, NULL, err));
+    char *w = rank == 0 ? fftw_export_wisdom_to_string() : NULL;
+    long long len = w ? (long long)strlen(w) + 1 : 0;
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+    if (rank != 0 && len > 0) w = malloc((size_t)len);
+    if (len > 0 && w) MPI_Bcast(w, (int)len, MPI_CHAR, 0, comm);
+    if (rank != 0) {
+        if (len > 0 && (!w || !fftw_import_wisdom_from_string(w)))
+            st = axb_error_set(err, AXB_ERR_INTERNAL, "FFTW wisdom from rank 0 not accepted");
+        if (!st) st = axb_filter_plan_create(&spec, npts, dt, fp, err);
+        free(w);
+    } else {
+        fftw_free(w);
+    }
+    return axb_extract_agree(comm, st, NULL, err);
+}
+
+/* Rank 0 saves the process's wisdom next to the file and renames it over. */
+static axb_status save_wisdom(MPI_Comm comm, const char *path, axb_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    axb_status st = AXB_OK;
+    if (rank == 0) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s.partial", path);
+        if (!fftw_export_wisdom_to_filename(tmp) || rename(tmp, path) != 0) {
+            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot write FFTW wisdom: %s", path, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    return axb_extract_agree(comm, st, NULL, err);
 }
 
 axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
@@ -121,7 +176,9 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     const int64_t npts = st ? 0 : axb_extract_npts(plan);
     axb_extract_progress prog = {job->progress && rank == 0 ? progress : NULL, t0, t0, false, job->nrows, 0, 0};
     axb_filter_plan *filter = NULL;
-    if (!st && job->filter)
+    if (!st && job->filter && job->fftw_wisdom)
+        st = filter_plan_wise(comm, job, npts, axb_extract_dt(plan), &filter, err);
+    else if (!st && job->filter)
         st = axb_extract_agree(comm, axb_filter_plan_create(job->filter, npts, axb_extract_dt(plan), &filter, err), NULL, err);
     if (!job->subfaults) {
         if (!st) st = axb_extract_partitioned(comm, db, plan, job, out, filter, done, &prog, err);
@@ -170,6 +227,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         axb_status cst = axb_output_close(&out, st == AXB_OK, st ? NULL : err);
         if (!st) st = cst;
     }
+    if (!st && filter && job->fftw_wisdom) st = save_wisdom(comm, job->fftw_wisdom, err);
     if (!st) {
         axb_extract_stats es;
         axb_extract_get_stats(plan, &es);
