@@ -157,6 +157,22 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
 void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi,
                          const double *weta, double *out)
 {
+    if (np1 == 5) {
+        /* AxiSEM's npol 4, the hot case: one pass over out per ξ column instead of one per point
+         * (five times less load/store traffic on out; the five sources stream) */
+        const double e0 = weta[0], e1 = weta[1], e2 = weta[2], e3 = weta[3], e4 = weta[4];
+        for (int i = 0; i < 5; i++) {
+            const double w = wxi[i];
+            const double *s0 = f + (int64_t)i * 5 * nt, *s1 = s0 + nt, *s2 = s1 + nt, *s3 = s2 + nt, *s4 = s3 + nt;
+            if (i == 0)
+                for (int64_t t = 0; t < nt; t++)
+                    out[t] = w * (e0 * s0[t] + e1 * s1[t] + e2 * s2[t] + e3 * s3[t] + e4 * s4[t]);
+            else
+                for (int64_t t = 0; t < nt; t++)
+                    out[t] += w * (e0 * s0[t] + e1 * s1[t] + e2 * s2[t] + e3 * s3[t] + e4 * s4[t]);
+        }
+        return;
+    }
     for (int64_t t = 0; t < nt; t++) out[t] = 0;
     for (int i = 0; i < np1; i++)
         for (int j = 0; j < np1; j++) {
