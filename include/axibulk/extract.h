@@ -38,11 +38,14 @@ typedef struct axb_extract_opts {
     bool remove_source_shift;   /**< start at the origin time (drop samples before the STF peak) */
     bool reconvolve_stf;        /**< convolve with each source's own sliprate (excludes the above) */
     int64_t batch_mb;           /**< element data read per batch (MB); bounds memory */
+    int64_t cache_mb;           /**< element blocks kept across calls of one plan (MB, per rank; 0: none).
+                                     Serves repeats in finite-fault batches and in the library's pair
+                                     calls; the partitioned job path reads each element once anyway. */
 } axb_extract_opts;
 
 /** Instaseis' defaults: database components, displacement, no resampling, kernel width 12,
- *  source shift removed. */
-#define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_KIND_DISPLACEMENT, 0.0, 12, true, false, 256}
+ *  source shift removed; 256 MB batches, 256 MB element cache. */
+#define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_KIND_DISPLACEMENT, 0.0, 12, true, false, 256, 256}
 
 /** Parses "displacement" / "velocity" / "acceleration". */
 AXB_NODISCARD axb_status axb_kind_parse(const char *s, axb_kind *kind, axb_error *err);
@@ -117,6 +120,7 @@ AXB_NODISCARD axb_status axb_extract_where(const axb_extract_plan *plan, const a
 /** Counters since the plan was made: pairs computed, elements (or points) read. */
 typedef struct axb_extract_stats {
     int64_t pairs, elements_read;
+    int64_t cache_hits;         /**< element blocks served by the plan's cache instead of a read */
 } axb_extract_stats;
 void axb_extract_get_stats(const axb_extract_plan *plan, axb_extract_stats *stats);
 

@@ -63,6 +63,7 @@ typedef struct axb_extract_job_result {
     int64_t npts;
     double dt, start_offset, seconds;
     int64_t elements_read;      /**< summed over ranks */
+    int64_t cache_hits;         /**< element blocks served by the plans' caches, summed over ranks */
     int64_t read_calls;         /**< data H5Dread calls, summed over ranks */
     int64_t bytes_read;         /**< bytes of element data read, summed over ranks */
 } axb_extract_job_result;

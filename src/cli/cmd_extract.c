@@ -13,7 +13,7 @@ typedef struct extract_args {
     const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *wisdom, *components, *kind, *output, *precision,
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
-    long kernelwidth, batch_mb, filter_order;
+    long kernelwidth, batch_mb, cache_mb, filter_order;
     bool no_remove_shift, reconvolve, force, quiet, independent, zerophase, resume;
     axb_filter_spec filter;
 } extract_args;
@@ -33,7 +33,7 @@ static const char extract_help[] =
     "\n"
     "options:\n";
 
-#define NOPTS 30
+#define NOPTS 31
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -57,6 +57,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
         {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job (bulk format)"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
+        {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB", "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
         {"highpass", 0, AXB_OPT_STRING, &a->highpass, "F", "Butterworth highpass, corner F Hz"},
@@ -281,6 +282,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     o.kernelwidth = (int)a->kernelwidth;
     AXB_CHECK(err, a->batch_mb >= 1, AXB_ERR_ARG, "--batch-mb %ld: must be positive", a->batch_mb);
     o.batch_mb = a->batch_mb;
+    AXB_CHECK(err, a->cache_mb >= 0, AXB_ERR_ARG, "--cache-mb %ld: must be 0 or positive", a->cache_mb);
+    o.cache_mb = a->cache_mb;
     o.reconvolve_stf = a->reconvolve || a->finite || a->finite_list;
     o.remove_source_shift = !a->no_remove_shift && !o.reconvolve_stf;
     AXB_CHECK(err, !(a->reconvolve && !a->finite && !a->finite_list), AXB_ERR_ARG,
@@ -299,6 +302,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     extract_args a = {0};
     a.kernelwidth = 12;
     a.batch_mb = 256;
+    a.cache_mb = 256;
     a.filter_order = 4;
     axb_opt opts[NOPTS];
     set_options(&a, opts);
@@ -342,13 +346,16 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     job.command = cmdline;
     axb_extract_job_result res;
     if (!st) st = axb_extract_job_run(env->comm, &job, stderr, &res, err);
-    if (!st && env->rank == 0)
+    if (!st && env->rank == 0) {
+        char cached[64] = "";
+        if (res.cache_hits > 0) snprintf(cached, sizeof cached, ", %lld from the element cache", (long long)res.cache_hits);
         fprintf(env->out,
                 "wrote %lld rows x %d components (%s) x %lld samples at %g s to %s in %.2f s "
-                "(%.1f rows/s, %lld element reads in %lld read calls, %.1f MB)\n",
+                "(%.1f rows/s, %lld element reads in %lld read calls, %.1f MB%s)\n",
                 (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
                 res.seconds, (double)res.rows / (res.seconds > 0 ? res.seconds : 1),
-                (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6);
+                (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
+    }
     inputs_free(&in);
     axb_job_free(&jf);
     return st;

@@ -231,8 +231,9 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     if (!st) {
         axb_extract_stats es;
         axb_extract_get_stats(plan, &es);
-        int64_t er = es.elements_read;
+        int64_t er = es.elements_read, ch = es.cache_hits;
         MPI_Allreduce(&er, &res->elements_read, 1, MPI_INT64_T, MPI_SUM, comm);
+        MPI_Allreduce(&ch, &res->cache_hits, 1, MPI_INT64_T, MPI_SUM, comm);
         axb_io_stats io;
         axb_db_get_io_stats(db, &io);
         MPI_Allreduce(&io.read_calls, &res->read_calls, 1, MPI_INT64_T, MPI_SUM, comm);

@@ -160,6 +160,7 @@ void axb_extract_plan_destroy(axb_extract_plan **pp)
     free(p->raw);
     free(p->trace);
     free(p->time_work);
+    axb_elem_cache_free(&p->cache);
     free(p);
     *pp = NULL;
 }

@@ -51,6 +51,14 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
     float *buf = malloc((size_t)per_batch * (size_t)unit * sizeof *buf);
     if (!ids || !buf) st = axb_error_set(err, AXB_ERR_NOMEM, "read buffer of %lld elements", (long long)per_batch);
 
+    if (!st && !p->cache_ready) {
+        st = axb_elem_cache_init(&p->cache, p->opts.cache_mb << 20, unit, err);
+        p->cache_ready = st == AXB_OK;
+    }
+    const float **blk = malloc((size_t)per_batch * sizeof *blk);
+    int64_t *miss = malloc((size_t)per_batch * sizeof *miss);
+    if (!st && (!blk || !miss)) st = axb_error_set(err, AXB_ERR_NOMEM, "batch tables of %lld elements", (long long)per_batch);
+
     for (int64_t a = 0; a < n && !st;) {
         /* the next batch: up to per_batch distinct elements */
         int64_t b = a, nb = 0;
@@ -58,16 +66,26 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
             if (nb == 0 || L[b].loc.id != ids[nb - 1]) ids[nb++] = L[b].loc.id;
             b++;
         }
-        st = elements ? axb_db_read_elements(p->db, nb, ids, AXB_IO_INDEPENDENT, buf, err)
-                      : axb_db_read_points(p->db, nb, ids, AXB_IO_INDEPENDENT, buf, err);
+        /* cached blocks are used in place; the others are read (in element order) into buf */
+        int64_t nm = 0;
+        for (int64_t k = 0; k < nb; k++) {
+            blk[k] = axb_elem_cache_get(&p->cache, ids[k]);
+            if (!blk[k]) miss[nm++] = ids[k];
+        }
+        p->stats.cache_hits += nb - nm;
+        if (nm > 0)
+            st = elements ? axb_db_read_elements(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err)
+                          : axb_db_read_points(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err);
         if (st) break;
-        p->stats.elements_read += nb;
+        p->stats.elements_read += nm;
+        for (int64_t k = 0, m = 0; k < nb; k++)
+            if (!blk[k]) blk[k] = buf + (m++) * unit;
         axb_elem_state es = {-1, NULL, false, false};
         int64_t slot = -1;
         for (int64_t k = a; k < b && !st; k++) {
             if (L[k].loc.id != es.elem) {
                 slot++;
-                es = (axb_elem_state){L[k].loc.id, buf + slot * unit, false, false};
+                es = (axb_elem_state){L[k].loc.id, blk[slot], false, false};
             }
             const axb_pair_ref *ref = &pairs[L[k].pair];
             st = axb_extract_raw(p, ref, &L[k].loc, &es, es.block, p->raw, err);
@@ -75,8 +93,12 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
             if (st) axb_error_prefix(err, "%s %lld", what, (long long)(first + L[k].pair));
             p->stats.pairs++;
         }
+        /* only now: a put may evict a block this batch was still using */
+        for (int64_t m = 0; m < nm && !st; m++) axb_elem_cache_put(&p->cache, miss[m], buf + m * unit);
         a = b;
     }
+    free(blk);
+    free(miss);
     free(ids);
     free(buf);
     free(L);
