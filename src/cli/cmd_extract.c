@@ -55,7 +55,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"format", 0, AXB_OPT_STRING, &a->format, "FMT", "bulk (default) or asdf"},
         {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
-        {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job (bulk format)"},
+        {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB", "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},

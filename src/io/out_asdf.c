@@ -187,8 +187,19 @@ static axb_status copy_tables(axb_output *o, const axb_output_desc *d, asdf_impl
     return pick_tag_level(o, a, err);
 }
 
+/* What the trace datasets hold, recorded at creation so that --resume refuses another job's
+ * unfinished file (e.g. fewer components: its traces would exist but the others stay empty). */
+static void trace_layout(const axb_output *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "%lld rows, components %s, %lld samples at %.17g s from %.17g s, %s",
+             (long long)o->nrows, o->components, (long long)o->nsamples, o->dt, o->start_offset,
+             o->elsize == 4 ? "float32" : "float64");
+}
+
 static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
+    char layout[160];
+    trace_layout(o, layout, sizeof layout);
     char created[40];
     axb_time_format(o->created, created, sizeof created);
     /* pyasdf decodes these two as fixed-length byte strings; the rest are axibulk's own. */
@@ -200,6 +211,7 @@ static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_
     AXB_TRY(outh5_attr_fixstr(o->file, "kind", d->kind, err));
     AXB_TRY(outh5_attr_fixstr(o->file, "units", o->units, err));
     if (d->command) AXB_TRY(outh5_attr_fixstr(o->file, "command", d->command, err));
+    AXB_TRY(outh5_attr_fixstr(o->file, "axibulk_traces", layout, err));
     return AXB_OK;
 }
 
@@ -334,6 +346,44 @@ static axb_status asdf_write(axb_output *o, int64_t n, const int64_t *rows, cons
     return AXB_OK;
 }
 
+/* Resume: the names are derived again from the same descriptor; the traces were all created by
+ * asdf_create, so the file must hold the first and the last row's traces with this job's length
+ * and precision (a different job's file is refused rather than half overwritten). */
+static axb_status asdf_reopen(axb_output *o, const axb_output_desc *d, axb_error *err)
+{
+    asdf_impl *a = calloc(1, sizeof *a);
+    if (!a) return axb_error_set(err, AXB_ERR_NOMEM, "ASDF output");
+    o->impl = a;
+    AXB_TRY(copy_tables(o, d, a, err));
+    char want[160], have[160] = "";
+    trace_layout(o, want, sizeof want);
+    axb_error ignored = AXB_ERROR_INIT;
+    if (h5u_attr_string(o->file, "axibulk_traces", have, sizeof have, &ignored) != AXB_OK || strcmp(want, have))
+        return axb_error_set(err, AXB_ERR_ARG, "cannot resume: the unfinished file holds %s, this job makes %s",
+                             have[0] ? have : "unknown traces", want);
+    const int64_t probe[2] = {0, o->nrows - 1};
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < o->ncomp; c++) {
+            char path[ASDF_NAME_MAX];
+            trace_path(o, a, probe[k], c, path, sizeof path);
+            hid_t ds = H5Lexists(o->file, path, H5P_DEFAULT) > 0 ? H5Dopen2(o->file, path, H5P_DEFAULT) : H5I_INVALID_HID;
+            hsize_t n = 0;
+            size_t size = 0;
+            if (ds >= 0) {
+                hid_t s = H5Dget_space(ds), t = H5Dget_type(ds);
+                if (H5Sget_simple_extent_ndims(s) == 1) H5Sget_simple_extent_dims(s, &n, NULL);
+                size = H5Tget_size(t);
+                H5Sclose(s);
+                H5Tclose(t);
+                H5Dclose(ds);
+            }
+            AXB_CHECK(err, ds >= 0 && n == (hsize_t)o->nsamples && size == o->elsize, AXB_ERR_ARG,
+                      "cannot resume: the unfinished file has no %lld-sample %s trace %s (another job's file?)",
+                      (long long)o->nsamples, o->elsize == 4 ? "float32" : "float64", path);
+        }
+    return AXB_OK;
+}
+
 static void asdf_destroy(axb_output *o)
 {
     asdf_impl *a = o->impl;
@@ -352,5 +402,6 @@ const axb_out_ops axb_out_asdf_ops = {
     .create = asdf_create,
     .write = asdf_write,
     .finish = NULL,
+    .reopen = asdf_reopen,
     .destroy = asdf_destroy,
 };

@@ -513,7 +513,7 @@ axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *d
     axb_status st = check_desc(d, err);
     if (st == AXB_OK && OUT_BACKENDS[d->format]->check) st = OUT_BACKENDS[d->format]->check(d, err);
     if (st == AXB_OK && !OUT_BACKENDS[d->format]->reopen)
-        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "resuming needs the bulk format (not %s)", FORMAT_NAMES[d->format]);
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "the %s format cannot resume", FORMAT_NAMES[d->format]);
     st = agree(NULL, comm, st, err);
     if (st != AXB_OK) return st;
     axb_output *o = NULL;
