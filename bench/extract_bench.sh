@@ -50,10 +50,25 @@ for rep in $(seq "${AXB_BENCH_REPS:-3}"); do
         done
     done
 done
-python3 - "$NPAIRS" "$OUTDIR" "${results[@]}" <<'PY'
+# Read system calls (strace -c, 1 rank, a separate untimed run per layout): positional reads
+# (pread64/preadv: HDF5 and MPI-IO read the database with them; text inputs use read(2), not
+# counted) per element read. "-" when strace is missing.
+sys_reads=()
+for layout in original merged; do
+    db=$TMP/db; [ $layout = merged ] && db=$TMP/merged
+    if command -v strace >/dev/null; then
+        strace -f -c -e trace=pread64,preadv,preadv2 -o "$TMP/strace.$layout" \
+            "$AXB" extract --db "$db" --pairs "$TMP/pairs.txt" --components ZNE -o "$OUT" --force -q >/dev/null
+        sys_reads+=("$layout $(awk '$NF ~ /^(pread64|preadv|preadv2)$/ {s += $4} END {print s + 0}' "$TMP/strace.$layout")")
+    else
+        sys_reads+=("$layout -")
+    fi
+done
+python3 - "$NPAIRS" "$OUTDIR" "${sys_reads[@]}" "${results[@]}" <<'PY'
 import json, os, re, statistics, sys
 n = int(sys.argv[1]); raw = {}
-for r in sys.argv[3:]:
+sysreads = dict(a.split() for a in sys.argv[3:5])
+for r in sys.argv[5:]:
     layout, np_, line = r.split(" ", 2)
     m = re.search(r"in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in (\d+) read calls", line)
     raw.setdefault((layout, int(np_)), []).append((float(m[1]), float(m[2]), int(m[3]), int(m[4])))
@@ -64,7 +79,9 @@ for (layout, np_), v in raw.items():
     runs.append({"layout": layout, "ranks": np_, "seconds": secs, "seismograms_per_s": rate,
                  "seismograms_per_s_each": [x[1] for x in v],
                  "per_core": round(rate / np_, 1), "element_reads": elems, "read_calls": calls,
-                 "read_calls_per_element": round(calls / max(elems, 1), 4)})
+                 "read_calls_per_element": round(calls / max(elems, 1), 4),
+                 "read_syscalls_1_rank": None if sysreads[layout] == "-" else int(sysreads[layout]),
+                 "read_syscalls_per_element_1_rank": None if sysreads[layout] == "-" else round(int(sysreads[layout]) / max(elems, 1), 3)})
 by = {(r["layout"], r["ranks"]): r for r in runs}
 out = {"pairs": n, "output_folder": sys.argv[2], "runs": runs,
        "speedup_2_vs_1": {l: round(by[(l, 2)]["seismograms_per_s"] / by[(l, 1)]["seismograms_per_s"], 2) for l in ("original", "merged")},

@@ -3,7 +3,8 @@
 # tests/run.sh; safe to run again.
 #
 #   jobs/install-deps.sh            build and run dependencies
-#   jobs/install-deps.sh --tests    ... plus what the test suite uses (python3 for JSON checks)
+#   jobs/install-deps.sh --tests    ... plus what the test suite uses (python3 for JSON checks,
+#                                   gnuplot for the benchmark suite's plots)
 #
 # As root it uses apt-get directly, otherwise sudo if that works without a password. On a machine
 # without dpkg (a cluster with environment modules, say) it installs nothing and says so: load
@@ -15,7 +16,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
       libfftw3-dev libyaml-dev libxml2-dev)
-[ "${1:-}" = "--tests" ] && pkgs+=(python3)
+[ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -28,4 +28,4 @@ export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The SLURM job-script test runs once, in the release pass: it exercises shell scripts and a
 # private cluster, which the sanitizers add nothing to.
-(cd "$root/build/ci-sanitize" && ctest --output-on-failure -LE slurm)
+(cd "$root/build/ci-sanitize" && ctest --output-on-failure -LE "slurm|bench")
