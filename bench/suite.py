@@ -43,7 +43,7 @@ MARK_BEGIN = "<!-- bench/suite.py: begin -->"
 MARK_END = "<!-- bench/suite.py: end -->"
 
 FULL = dict(db=["--period", "15", "--length", "1800", "--rmin-km", "3800", "--points-per-wavelength", "6"],
-            npairs=20000, nfixed=4000, events=(100, 200), nepal_stations=100, reps=3)
+            npairs=20000, nfixed=4000, events=(100, 200), nepal_stations=100, reps=2)
 QUICK = dict(db=["--period", "60", "--length", "1200", "--rmin-km", "5000", "--points-per-wavelength", "6"],
              npairs=1000, nfixed=500, events=(20, 50), nepal_stations=20, reps=1)
 
@@ -59,7 +59,8 @@ def env():
 def run(cmd, **kw):
     p = subprocess.run(cmd, env=env(), capture_output=True, text=True, **kw)
     if p.returncode:
-        sys.exit(f"bench/suite.py: {' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
+        why = [l for l in p.stderr.splitlines() if "error" in l] or p.stderr.strip().splitlines()[-1:]
+        sys.exit(f"bench/suite.py: {' '.join(cmd)}: exit {p.returncode}: {' | '.join(why)[:600]}")
     return p.stdout
 
 
@@ -125,10 +126,11 @@ def workloads(work, cfg, rng, shared):
         rl, ro = rand_point(rng)
         lines.append(f"mt {sl:.5f} {so:.5f} {rng.uniform(0, 600e3):.1f} {MT} {rl:.5f} {ro:.5f}")
     pairs("random", lines)
-    # consecutive nearby sources: a rupture-like line, 1 km steps, each to the same receiver
+    # consecutive nearby sources, each to the same receiver: a 200 km line walked in 1 km steps,
+    # one km deeper on every pass (a fault plane sampled the way a finite source is)
     step = 1.0 / 111.19
-    pairs("finite", [f"mt {10 + k * step * 0.6:.6f} {20 + k * step * 0.8:.6f} {50e3 + (k % 20) * 1e3:.1f} {MT} 40 60"
-                     for k in range(n)])
+    pairs("finite", [f"mt {10 + (k % 200) * step * 0.6:.6f} {20 + (k % 200) * step * 0.8:.6f} "
+                     f"{50e3 + (k // 200 % 40) * 1e3:.1f} {MT} 40 60" for k in range(n)])
     ne, ns = cfg["events"]
     cmt = os.path.join(work, "events.cmt")
     with open(cmt, "w") as f:
@@ -188,7 +190,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--md", help="Markdown file to splice the table into (default docs/benchmarks.md; "
                                  "'-' for none; --quick never touches docs/)")
-    ap.add_argument("--reps", type=int, help="repetitions per run (default 3, quick 1)")
+    ap.add_argument("--reps", type=int, help="repetitions per run (default 2, quick 1)")
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     a = ap.parse_args()
     cfg = QUICK if a.quick else FULL
@@ -201,50 +203,60 @@ def main():
     out_h5 = os.path.join("/dev/shm" if os.access("/dev/shm", os.W_OK) else work, f"axb-suite-{os.getpid()}.h5")
     t0 = time.perf_counter()
     try:
-        dbs = {"original": os.path.join(work, "db")}
-        if not os.path.exists(dbs["original"]):
-            run(["mpirun", "-n", "2", axb, "mkdb", "-o", dbs["original"], "--kind", "reciprocal", *cfg["db"], "-q"])
-        for name, opt in (("merged-chunked", ["--deflate", "1"]), ("merged-contiguous", ["--contiguous"])):
-            dbs[name] = os.path.join(work, name)
-            if not os.path.exists(os.path.join(dbs[name], "merged_output.nc4")):
-                run(["mpirun", "-n", "2", axb, "repack", dbs["original"], dbs[name], *opt, "-q", "--force"])
+        # database sets: the mkdb one (multi-GB in full mode) and, when the shared data are there,
+        # the shared PREM 50 s database (AxiSEM's deflated original files); each as original,
+        # merged element-chunked and merged contiguous (made here by axibulk repack)
+        sets = {"mkdb": os.path.join(work, "db")}
+        if not os.path.exists(sets["mkdb"]):
+            run(["mpirun", "-n", "2", axb, "mkdb", "-o", sets["mkdb"], "--kind", "reciprocal", *cfg["db"], "-q"])
+        prem = os.path.join(a.shared, "axisem-prem-50s", "prem_50s_bwd_displ_only")
+        if os.path.isdir(prem):
+            sets["prem50s"] = prem
+        dbs = {}
+        for name, orig in sets.items():
+            dbs[(name, "original")] = orig
+            for layout, opt in (("merged-chunked", ["--deflate", "1"]), ("merged-contiguous", ["--contiguous"])):
+                d = os.path.join(work, f"{name}-{layout}")
+                if not os.path.exists(os.path.join(d, "merged_output.nc4")):
+                    run(["mpirun", "-n", "2", axb, "repack", orig, d, *opt, "-q", "--force"])
+                dbs[(name, layout)] = d
         sizes = {k: du(v) for k, v in dbs.items()}
         files = {k: db_files(v) for k, v in dbs.items()}
         seq = {k: statistics.median(seq_read(files[k]) for _ in range(reps)) for k in dbs}
         loads = workloads(work, cfg, random.Random(7), a.shared)
         results = []
-        # one repetition covers every configuration, so drifts of the machine hit all alike
         # A repetition covers every configuration, so drifts of the machine hit all alike. Runs are
         # grouped by layout and cache state: warm runs follow one read of the files, cold runs
         # drop the files' pages before each run.
         configs = []
-        for layout in dbs:
+        for key in dbs:
             for cache in ("cold", "warm"):
                 for pattern in loads:
                     for ranks in (1, 2):
-                        configs.append((pattern, layout, cache, ranks, "collective"))
-                    if layout == "merged-contiguous" and cache == "warm":
-                        configs.append((pattern, layout, cache, 2, "independent"))
+                        configs.append((key, pattern, cache, ranks, "collective"))
+                    if key[1] == "merged-contiguous" and cache == "warm":
+                        configs.append((key, pattern, cache, 2, "independent"))
         raw = {c: [] for c in configs}
         for _ in range(reps):
             block = None
             for c in configs:
-                pattern, layout, cache, ranks, mode = c
+                key, pattern, cache, ranks, mode = c
                 if cache == "cold":
-                    drop(files[layout])
-                elif block != (layout, cache):
-                    warm(files[layout])
-                block = (layout, cache)
+                    drop(files[key])
+                elif block != (key, cache):
+                    warm(files[key])
+                block = (key, cache)
                 extra = ["--independent-reads"] if mode == "independent" else []
-                raw[c].append(extract(axb, dbs[layout], loads[pattern], ranks, out_h5, extra))
+                raw[c].append(extract(axb, dbs[key], loads[pattern], ranks, out_h5, extra))
         for c in configs:
-            pattern, layout, cache, ranks, mode = c
+            key, pattern, cache, ranks, mode = c
             v = raw[c]
             per = [1.0 / r["seismograms_per_s"] for r in v]  # the rate carries the timer's full precision
             rate = statistics.median(r["seismograms_per_s"] for r in v)
             r0 = v[0]
+            secs = statistics.median(r["seconds"] for r in v)
             results.append(dict(
-                pattern=pattern, layout=layout, cache=cache, ranks=ranks, reads=mode,
+                database=key[0], pattern=pattern, layout=key[1], cache=cache, ranks=ranks, reads=mode,
                 oversubscribed=ranks > (os.cpu_count() or 1), repetitions=len(v),
                 seismograms=r0["rows"], seismograms_per_s=round(rate, 1),
                 seismograms_per_s_per_rank=round(rate / ranks, 1),
@@ -253,17 +265,19 @@ def main():
                 kb_read_per_seismogram=round(r0["mb_read"] * 1e3 / r0["rows"], 3),
                 read_calls_per_seismogram=round(r0["read_calls"] / r0["rows"], 5),
                 element_reads=r0["element_reads"], read_calls=r0["read_calls"],
-                db_bytes=sizes[layout],
-                read_mb_s=round(r0["mb_read"] / statistics.median(r["seconds"] for r in v), 1),
-                fraction_of_sequential_read=round(r0["mb_read"] / statistics.median(r["seconds"] for r in v) / seq[layout], 3)))
-        by = {(r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]): r for r in results}
+                db_bytes=sizes[key],
+                read_mb_s=round(r0["mb_read"] / secs, 1),
+                fraction_of_sequential_read=round(r0["mb_read"] / secs / seq[key], 3)))
+        by = {(r["database"], r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]): r for r in results}
         for r in results:
-            o = by.get((r["pattern"], "original", r["cache"], r["ranks"], "collective"))
+            o = by.get((r["database"], r["pattern"], "original", r["cache"], r["ranks"], "collective"))
             r["ratio_to_original"] = round(r["seismograms_per_s"] / o["seismograms_per_s"], 2) if o else None
         report = dict(
             date=time.strftime("%Y-%m-%d"), mode="quick" if a.quick else "full", cores=os.cpu_count(),
-            database=dict(mkdb=cfg["db"], bytes={k: sizes[k] for k in dbs}),
-            sequential_read_mb_s_cold={k: round(v, 1) for k, v in seq.items()},
+            databases={name: dict(source=("axibulk mkdb " + " ".join(cfg["db"])) if name == "mkdb" else sets[name],
+                                  bytes={k[1]: sizes[k] for k in dbs if k[0] == name},
+                                  sequential_read_mb_s_cold={k[1]: round(seq[k], 1) for k in dbs if k[0] == name})
+                       for name in sets},
             output=os.path.dirname(out_h5), repetitions=reps,
             seconds_total=round(time.perf_counter() - t0, 1), runs=results)
     finally:
@@ -291,17 +305,19 @@ def main():
 
 def markdown(rep):
     L = [f"Suite run {rep['date']} ({rep['mode']}, {rep['cores']} cores, {rep['repetitions']} repetition(s), "
-         f"{rep['seconds_total']} s): `axibulk mkdb {' '.join(rep['database']['mkdb'])}`; output written to "
-         f"`{rep['output']}`. Sizes and cold sequential read speed (the physical reference):", "",
-         "| layout | size on disk | cold sequential read |", "|---|---|---|"]
-    for k, b in rep["database"]["bytes"].items():
-        L.append(f"| {k} | {b / 1e6:.0f} MB | {rep['sequential_read_mb_s_cold'][k]:.0f} MB/s |")
-    L += ["", "| pattern | layout | cache | ranks | reads | seismograms/s | per rank | s/seismogram median (p10–p90) "
+         f"{rep['seconds_total']} s; outputs written to `{rep['output']}`). Databases, sizes and cold "
+         "sequential read speed (the physical reference):", "",
+         "| database | layout | size on disk | cold sequential read |", "|---|---|---|---|"]
+    for name, d in rep["databases"].items():
+        for k, b in d["bytes"].items():
+            L.append(f"| {name} | {k} | {b / 1e6:.0f} MB | {d['sequential_read_mb_s_cold'][k]:.0f} MB/s |")
+    L += [""] + [f"- {name}: {d['source']}" for name, d in rep["databases"].items()]
+    L += ["", "| database | pattern | layout | cache | ranks | reads | seismograms/s | per rank | s/seismogram median (p10–p90) "
           "| kB read/seismogram | read calls/seismogram | × original | fraction of seq. read |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rep["runs"]:
         ranks = f"{r['ranks']}{' (oversubscribed)' if r['oversubscribed'] else ''}"
-        L.append(f"| {r['pattern']} | {r['layout']} | {r['cache']} | {ranks} | {r['reads']} | {r['seismograms_per_s']:.0f} "
+        L.append(f"| {r['database']} | {r['pattern']} | {r['layout']} | {r['cache']} | {ranks} | {r['reads']} | {r['seismograms_per_s']:.0f} "
                  f"| {r['seismograms_per_s_per_rank']:.0f} | {r['s_per_seismogram_median']:.2e} "
                  f"({r['s_per_seismogram_p10']:.2e}–{r['s_per_seismogram_p90']:.2e}) | {r['kb_read_per_seismogram']:.2f} "
                  f"| {r['read_calls_per_seismogram']:.4f} | {r['ratio_to_original'] if r['ratio_to_original'] is not None else '–'} "
@@ -314,9 +330,9 @@ def plots(rep, out):
     if not gp:
         print("bench/suite.py: gnuplot not found: no plots", file=sys.stderr)
         return
-    layouts = list(rep["database"]["bytes"])
+    layouts = list(rep["databases"]["mkdb"]["bytes"])
     patterns = list(dict.fromkeys(r["pattern"] for r in rep["runs"]))
-    by = {(r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]): r for r in rep["runs"]}
+    by = {(r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]): r for r in rep["runs"] if r["database"] == "mkdb"}
     dat = os.path.join(out, "throughput.dat")
     with open(dat, "w") as f:
         f.write("pattern " + " ".join(layouts) + "\n")
@@ -326,11 +342,11 @@ def plots(rep, out):
     with open(dat2, "w") as f:
         for l in layouts:
             r = by[("random", l, "cold", 1, "collective")]
-            f.write(f"{l} {rep['database']['bytes'][l] / 1e6:.1f} {r['seismograms_per_s']}\n")
+            f.write(f"{l} {rep['databases']['mkdb']['bytes'][l] / 1e6:.1f} {r['seismograms_per_s']}\n")
     script = f"""
 set terminal png size 1000,600
 set output '{out}/throughput.png'
-set title 'axibulk extract: seismograms/s per pattern and layout (warm cache, 1 rank)'
+set title 'axibulk extract: seismograms/s per pattern and layout (mkdb database, warm cache, 1 rank)'
 set style data histograms
 set style histogram cluster gap 1
 set style fill solid border -1
@@ -341,7 +357,7 @@ plot for [i=2:{len(layouts) + 1}] '{dat}' using i:xtic(1) title columnheader(i)
 set output '{out}/size_vs_speed.png'
 unset logscale y
 set style data points
-set title 'size on disk vs speed (random pairs, cold cache, 1 rank)'
+set title 'size on disk vs speed (mkdb database, random pairs, cold cache, 1 rank)'
 set xlabel 'database size (MB)'
 set ylabel 'seismograms/s'
 set xrange [0:*]

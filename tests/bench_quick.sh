@@ -8,22 +8,26 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-benchq-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 python3 "$root/bench/suite.py" --quick --axibulk "$AXB" --out "$TMP/out" --md - || { echo "suite failed"; echo "0 passed, 1 failed"; exit 1; }
-python3 - "$TMP/out" "$root/../shared/data/sources/nepal.param" <<'PY'
+python3 - "$TMP/out" "$root/../shared/data" <<'PY'
 import json, math, os, sys
-out, nepal = sys.argv[1], sys.argv[2]
+out, shared = sys.argv[1], sys.argv[2]
+nepal = os.path.join(shared, "sources", "nepal.param")
 rep = json.load(open(os.path.join(out, "bench.json")))
 fails = []
 def check(cond, what):
     if not cond: fails.append(what)
 patterns = {"fixed", "scatter2", "scatter05", "random", "finite", "events"} | ({"nepal"} if os.path.exists(nepal) else set())
 layouts = {"original", "merged-chunked", "merged-contiguous"}
-have = {(r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]) for r in rep["runs"]}
-for p in patterns:
+sets = ["mkdb"] + (["prem50s"] if os.path.isdir(os.path.join(shared, "axisem-prem-50s")) else [])
+check(sorted(rep["databases"]) == sorted(sets), f"databases {sorted(rep['databases'])}, expected {sets}")
+for db in sets:
+  have = {(r["pattern"], r["layout"], r["cache"], r["ranks"], r["reads"]) for r in rep["runs"] if r["database"] == db}
+  for p in patterns:
     for l in layouts:
         for c in ("cold", "warm"):
             for n in (1, 2):
-                check((p, l, c, n, "collective") in have, f"missing run {p} {l} {c} {n}")
-    check((p, "merged-contiguous", "warm", 2, "independent") in have, f"missing independent run {p}")
+                check((p, l, c, n, "collective") in have, f"missing run {db} {p} {l} {c} {n}")
+    check((p, "merged-contiguous", "warm", 2, "independent") in have, f"missing independent run {db} {p}")
 for r in rep["runs"]:
     for k in ("seismograms_per_s", "s_per_seismogram_median", "kb_read_per_seismogram", "read_calls_per_seismogram", "db_bytes"):
         check(isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] >= 0, f"{k} of {r['pattern']} {r['layout']}: {r[k]}")
@@ -31,8 +35,10 @@ for r in rep["runs"]:
     check(r["s_per_seismogram_p10"] <= r["s_per_seismogram_median"] <= r["s_per_seismogram_p90"], "percentiles out of order")
     if r["layout"] == "original" and r["reads"] == "collective":
         check(r["ratio_to_original"] == 1.0, "ratio of the original layout to itself")
-for l in layouts:
-    check(rep["sequential_read_mb_s_cold"][l] > 0 and rep["database"]["bytes"][l] > 0, f"reference read of {l}")
+for db in sets:
+    for l in layouts:
+        d = rep["databases"][db]
+        check(d["sequential_read_mb_s_cold"][l] > 0 and d["bytes"][l] > 0, f"reference read of {db} {l}")
 md = open(os.path.join(out, "bench.md")).read()
 check(md.count("\n| ") >= len(rep["runs"]) + 3, "Markdown table incomplete")
 for png in ("throughput.png", "size_vs_speed.png"):
