@@ -200,6 +200,7 @@ def main():
         sys.exit(f"bench/suite.py: no axibulk at {axb} (build it first: jobs/quickstart.sh)")
     os.makedirs(a.out, exist_ok=True)
     work = a.work or tempfile.mkdtemp(prefix="axb-suite-")
+    os.makedirs(work, exist_ok=True)
     out_h5 = os.path.join("/dev/shm" if os.access("/dev/shm", os.W_OK) else work, f"axb-suite-{os.getpid()}.h5")
     t0 = time.perf_counter()
     try:
