@@ -19,8 +19,9 @@ Patterns (reference notes §4; pairs files unless noted, moment-tensor sources, 
   events     S random events x R random stations (--cmt/--stations cross product)
   nepal      the Nepal finite fault (USGS .param, ../shared/data) at R stations, if present
 Conditions: layouts original, merged element-chunked (--deflate 1), merged contiguous; cold (the
-database files' pages dropped with posix_fadvise DONTNEED before the run; axibulk's element cache
-only serves finite faults, so it is off in cold runs) and warm (files read just before); 1 and 2
+database files' pages dropped with posix_fadvise DONTNEED before the run and, for the unbuffered
+patterns, before every batch: extract --cold-batches; axibulk's element cache, which only serves
+finite faults, is off everywhere) and warm (files read just before); 1 and 2
 ranks (more oversubscribed ones are labelled); collective and independent reads (2 ranks, random).
 """
 import argparse
@@ -248,6 +249,10 @@ def main():
                     warm(files[key])
                 block = (key, cache)
                 extra = ["--independent-reads"] if mode == "independent" else []
+                # unbuffered patterns read cold before every batch too (the fixed pair is the
+                # buffered best case, the finite fault is one batch per station)
+                if cache == "cold" and pattern not in ("fixed", "nepal"):
+                    extra.append("--cold-batches")
                 raw[c].append(extract(axb, dbs[key], loads[pattern], ranks, out_h5, extra))
         for c in configs:
             key, pattern, cache, ranks, mode = c

@@ -181,6 +181,20 @@ int main(int argc, char **argv)
     /* 1b. a zero-phase lowpass through the command equals the unfiltered rows filtered with the
      * filter module (tested on its own against its transfer function) */
     {
+        /* --cold-batches (page cache dropped before every batch read) changes nothing */
+        char outc[1100];
+        snprintf(outc, sizeof outc, "%s/pairs_cold.h5", dir);
+        const char *ac[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision",
+                            "float64", "--cold-batches", "--batch-mb", "1", "-o", outc, "-q"};
+        CHECK(&T, run_cli(ac, 15) == 0);
+        if (T.rank == 0) {
+            double *x = NULL, *y = NULL;
+            int64_t d1[3], d2[3];
+            int64_t n1 = read_bulk(out1, &x, d1), n2 = read_bulk(outc, &y, d2);
+            CHECK_MSG(&T, n1 > 0 && n1 == n2 && !memcmp(x, y, (size_t)n1 * sizeof *x), "--cold-batches changed the result");
+            free(x);
+            free(y);
+        }
         char outf[1100];
         snprintf(outf, sizeof outf, "%s/pairs_lp.h5", dir);
         const char *af[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision",

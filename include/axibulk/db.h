@@ -147,6 +147,11 @@ AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats);
 
+/** Asks the kernel to drop the page cache of the database's data files
+ *  (posix_fadvise DONTNEED; no root needed, clean pages only). For cold-cache benchmarks: the next
+ *  reads come from the storage again. Harmless to results; errors are ignored (advice only). */
+void axb_db_drop_page_cache(const axb_db *db);
+
 /** Text for enum values ("reciprocal", "displ_only", "PX", "dipole", ...). */
 const char *axb_db_kind_name(axb_db_kind k);
 const char *axb_dump_type_name(axb_dump_type d);

@@ -46,6 +46,8 @@ typedef struct axb_extract_job {
     bool progress;              /**< rank 0 reports progress on the progress stream */
     const char *command;        /**< command line, recorded in the output (may be NULL) */
     bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
+    bool cold_batches;          /**< drop the database files' page cache before every batch read
+                                     (cold-cache benchmarks of unbuffered access) */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
     bool resume;                /**< finish the unfinished OUTPUT.partial of an earlier identical run */
     /** With a filter: FFTW wisdom file. Filter FFTs are then planned with FFTW_MEASURE (faster

@@ -14,7 +14,7 @@ typedef struct extract_args {
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
     double dt;
     long kernelwidth, batch_mb, cache_mb, filter_order;
-    bool no_remove_shift, reconvolve, force, quiet, independent, zerophase, resume;
+    bool no_remove_shift, reconvolve, force, quiet, independent, cold_batches, zerophase, resume;
     axb_filter_spec filter;
 } extract_args;
 
@@ -33,7 +33,7 @@ static const char extract_help[] =
     "\n"
     "options:\n";
 
-#define NOPTS 31
+#define NOPTS 32
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -59,6 +59,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB", "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
+        {"cold-batches", 0, AXB_OPT_FLAG, &a->cold_batches, NULL, "drop the database's page cache before every batch read (cold-cache benchmarks)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
         {"highpass", 0, AXB_OPT_STRING, &a->highpass, "F", "Butterworth highpass, corner F Hz"},
         {"bandpass", 0, AXB_OPT_STRING, &a->bandpass, "F1,F2", "Butterworth bandpass between F1 and F2 Hz"},
@@ -241,6 +242,7 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     AXB_CHECK(err, !(a->resume && a->force), AXB_ERR_ARG, "--resume and --force exclude each other");
     job->progress = !a->quiet;
     job->independent_reads = a->independent;
+    job->cold_batches = a->cold_batches;
     const int nfilters = (a->lowpass != NULL) + (a->highpass != NULL) + (a->bandpass != NULL) + (a->loggabor != NULL);
     AXB_CHECK(err, nfilters <= 1, AXB_ERR_ARG, "give at most one of --lowpass, --highpass, --bandpass, --loggabor");
     if (nfilters) {

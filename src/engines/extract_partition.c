@@ -169,6 +169,7 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
             }
             b++;
         }
+        if (job->cold_batches) axb_db_drop_page_cache(db); /* benchmarks: every batch from storage */
         axb_status ls = elems ? axb_db_read_elements(db, nread, ids, mode, blocks, err)
                               : axb_db_read_points(db, nread, ids, mode, blocks, err);
         p->stats.elements_read += nread;

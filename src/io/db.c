@@ -1,5 +1,7 @@
 /* The database front end: picks the backend for what discovery found, lets rank 0 read the
  * metadata, broadcasts it, opens the data on every rank, and keeps all ranks agreeing on success. */
+#include <fcntl.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +201,16 @@ int64_t axb_db_block_floats(const axb_db *db)
 }
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats) { *stats = db->stats; }
+
+void axb_db_drop_page_cache(const axb_db *db)
+{
+    for (int k = 0; k < db->info.nfiles; k++) {
+        int fd = open(db->info.files[k], O_RDONLY);
+        if (fd < 0) continue;
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+}
 
 /* Arguments are checked on every rank before any collective read, and the verdict is shared, so
  * one rank's bad request cannot leave the others inside H5Dread. */
