@@ -39,15 +39,15 @@ if "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >/dev/null 2>"$
 grep -q "nothing to resume" "$TMP/err" || fail "unexpected message: $(cat "$TMP/err")"
 
 # The same for ASDF (one dataset per trace, all created up front; rows recorded as for bulk)
-head -20000 "$TMP/pairs.txt" > "$TMP/pairs20k.txt"
-aargs=(extract --db "$TMP/db" --pairs "$TMP/pairs20k.txt" --components ZNE --format asdf --batch-mb 1 -q)
+head -8000 "$TMP/pairs.txt" > "$TMP/pairs8k.txt"
+aargs=(extract --db "$TMP/db" --pairs "$TMP/pairs8k.txt" --components ZNE --format asdf --batch-mb 1 -q)
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/ref.asdf.h5" >/dev/null || fail "ASDF reference run"
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5" >/dev/null 2>&1 &
 pid=$!
 killed=0
 for _ in $(seq 1 20000); do
     if [ -s "$TMP/out.asdf.h5.partial.rows" ] && [ "$(stat -c %s "$TMP/out.asdf.h5.partial.rows")" -gt 30000 ]; then
-        kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs20k.txt" 2>/dev/null; killed=1; break
+        kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs8k.txt" 2>/dev/null; killed=1; break
     fi
     sleep 0.01
 done
@@ -61,7 +61,7 @@ h5diff "$TMP/ref.asdf.h5" "$TMP/out.asdf.h5" /Waveforms /Waveforms >/dev/null ||
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/x.asdf.h5" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 20000); do [ -s "$TMP/x.asdf.h5.partial.rows" ] && break; sleep 0.01; done
-kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs20k.txt" 2>/dev/null; wait "$pid" 2>/dev/null
+kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs8k.txt" 2>/dev/null; wait "$pid" 2>/dev/null
 if [ -e "$TMP/x.asdf.h5.partial" ]; then
     if "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --components Z -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"$TMP/err"; then
         fail "resume of a different job accepted"
