@@ -127,6 +127,9 @@ typedef struct axb_fault_list {
  *  or else SRF (slip rates normalised). */
 AXB_NODISCARD axb_status axb_read_finite(const char *path, axb_source_list *out, axb_error *err);
 
+/** One finite-fault file as a one-entry fault list (extract --finite). */
+AXB_NODISCARD axb_status axb_read_fault_file(const char *path, axb_fault_list *out, axb_error *err);
+
 /** A list of finite-fault files, one path per line (blank lines and '#' comments skipped;
  *  relative paths are relative to the list's folder), each read with axb_read_finite. Errors
  *  name the list line and the fault file; a fault without point sources is an error. */

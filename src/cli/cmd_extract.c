@@ -185,19 +185,7 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     }
     if (a->finite || a->finite_list) {
         axb_fault_list *fl = &in->faults;
-        if (a->finite_list) {
-            AXB_TRY(axb_read_fault_list(a->finite_list, fl, err));
-        } else {
-            fl->first = malloc(2 * sizeof *fl->first);
-            fl->path = calloc(1, sizeof *fl->path);
-            AXB_CHECK(err, fl->first && fl->path, AXB_ERR_NOMEM, "fault table");
-            fl->path[0] = strdup(a->finite);
-            AXB_CHECK(err, fl->path[0], AXB_ERR_NOMEM, "fault table");
-            fl->n = 1;
-            fl->first[0] = 0;
-            AXB_TRY(axb_read_finite(a->finite, &fl->sub, err));
-            fl->first[1] = fl->sub.n;
-        }
+        AXB_TRY(a->finite_list ? axb_read_fault_list(a->finite_list, fl, err) : axb_read_fault_file(a->finite, fl, err));
         /* one table entry per fault: its centroid (position, summed tensor) with the origin time
          * of its hypocentre (earliest rupture); fault-major rows: every station of fault 0, ... */
         const int64_t nf = fl->n, nr = in->receivers.n, n = nf * nr;

@@ -60,6 +60,43 @@ static char *resolve(const char *list, const char *entry)
     return p;
 }
 
+/* Appends the fault in file @p full (taken over: freed by axb_fault_list_free) to @p out, whose
+ * tables hold *cap entries; first[n] is kept valid after every call. */
+static axb_status push_fault(axb_fault_list *out, int64_t *cap, char *full, axb_error *err)
+{
+    if (out->n + 1 >= *cap) {
+        const int64_t c = *cap ? 2 * *cap : 16;
+        int64_t *first = realloc(out->first, (size_t)(c + 1) * sizeof *first);
+        if (first) out->first = first;
+        char **paths = first ? realloc(out->path, (size_t)c * sizeof *paths) : NULL;
+        if (paths) out->path = paths;
+        if (!first || !paths) {
+            free(full);
+            return axb_error_set(err, AXB_ERR_NOMEM, "fault list of %lld entries", (long long)c);
+        }
+        *cap = c;
+    }
+    out->path[out->n] = full;
+    out->first[out->n] = out->sub.n;
+    out->n++;
+    axb_source_list one;
+    axb_status st = axb_read_finite(full, &one, err);
+    if (!st) st = append(&out->sub, &one, err);
+    axb_source_list_free(&one);
+    out->first[out->n] = out->sub.n;
+    return st;
+}
+
+axb_status axb_read_fault_file(const char *path, axb_fault_list *out, axb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t cap = 0;
+    char *full = strdup(path);
+    axb_status st = full ? push_fault(out, &cap, full, err) : axb_error_set(err, AXB_ERR_NOMEM, "file name");
+    if (st) axb_fault_list_free(out);
+    return st;
+}
+
 axb_status axb_read_fault_list(const char *path, axb_fault_list *out, axb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -78,37 +115,12 @@ axb_status axb_read_fault_list(const char *path, axb_fault_list *out, axb_error 
             st = axb_error_set(err, AXB_ERR_FORMAT, "%s:%lld: one file name per line", path, (long long)t.lineno);
             break;
         }
-        if (out->n + 1 >= cap) {
-            cap = cap ? 2 * cap : 16;
-            int64_t *first = realloc(out->first, (size_t)(cap + 1) * sizeof *first);
-            if (first) out->first = first;
-            char **paths = first ? realloc(out->path, (size_t)cap * sizeof *paths) : NULL;
-            if (paths) out->path = paths;
-            if (!first || !paths) {
-                st = axb_error_set(err, AXB_ERR_NOMEM, "fault list of %lld entries", (long long)cap);
-                break;
-            }
-        }
         char *full = resolve(path, name);
-        if (!full) {
-            st = axb_error_set(err, AXB_ERR_NOMEM, "file name");
-            break;
-        }
-        out->path[out->n] = full;
-        out->first[out->n] = out->sub.n;
-        out->n++;
-        axb_source_list one;
-        st = axb_read_finite(full, &one, err);
-        if (!st) st = append(&out->sub, &one, err);
-        axb_source_list_free(&one);
+        st = full ? push_fault(out, &cap, full, err) : axb_error_set(err, AXB_ERR_NOMEM, "file name");
         if (st) axb_error_prefix(err, "%s:%lld", path, (long long)t.lineno);
     }
     in_text_close(&t);
     if (!st && out->n == 0) st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no fault files listed", path);
-    if (st) {
-        axb_fault_list_free(out);
-        return st;
-    }
-    out->first[out->n] = out->sub.n;
-    return AXB_OK;
+    if (st) axb_fault_list_free(out);
+    return st;
 }
