@@ -87,13 +87,13 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-typedef enum { ROUND_ROBIN, REVERSE_BLOCKS } distribution;
+typedef enum { ROUND_ROBIN, REVERSE_BLOCKS, LOCAL_STAGGERED } distribution;
 
 /* This rank's rows in the order it passes them. */
 static int64_t my_rows(distribution how, int rank, int size, int64_t *rows)
 {
     int64_t n = 0;
-    if (how == ROUND_ROBIN) {
+    if (how != REVERSE_BLOCKS) {
         for (int64_t i = 0; i < NROWS; i++)
             if (i % size == rank) rows[n++] = i;
     } else {
@@ -111,7 +111,8 @@ static void fill(const int64_t *rows, int64_t n, int ncomp, double *data)
                 data[(k * ncomp + c) * NSAMP + t] = value(rows[k], c, t);
 }
 
-/* Writes every row with @p how: round-robin in two calls plus an empty one; reverse blocks in one. */
+/* Writes every row with @p how: round-robin in two calls plus an empty one; reverse blocks in one;
+ * staggered: independent writes, even ranks in two syncs, odd ranks all at once in the second. */
 static axb_status write_all(check_ctx *T, axb_output *o, distribution how, int ncomp, int size)
 {
     int64_t rows[NROWS];
@@ -120,7 +121,17 @@ static axb_status write_all(check_ctx *T, axb_output *o, distribution how, int n
     fill(rows, n, ncomp, data);
     axb_error err = AXB_ERROR_INIT;
     axb_status st;
-    if (how == ROUND_ROBIN) {
+    if (how == LOCAL_STAGGERED) {
+        int64_t half = n / 2;
+        const bool odd = T->rank % 2 == 1;
+        axb_status ls = odd ? AXB_OK : axb_output_write_local(o, half, rows, data, &err);
+        st = axb_output_sync(o, ls, &err);
+        CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+        ls = odd ? axb_output_write_local(o, n, rows, data, &err)
+                 : axb_output_write_local(o, n - half, rows + half, data + half * ncomp * NSAMP, &err);
+        st = axb_output_sync(o, ls, &err);
+        CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    } else if (how == ROUND_ROBIN) {
         int64_t half = n / 2;
         st = axb_output_write(o, half, rows, data, &err);
         CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
@@ -504,6 +515,11 @@ static void write_and_check(check_ctx *T, const char *dir, const char *name, axb
     axb_status st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
     CHECK_MSG(T, st == AXB_OK, "%s: %s", name, err.msg);
     if (st != AXB_OK) return;
+    CHECK(T, axb_output_can_write_local(o) == (fmt == AXB_OUT_BULK));
+    if (fmt == AXB_OUT_ASDF) {
+        axb_error e2 = AXB_ERROR_INIT;
+        CHECK(T, axb_output_write_local(o, 0, NULL, NULL, &e2) == AXB_ERR_UNSUPPORTED);
+    }
     st = write_all(T, o, how, (int)strlen(comps), size);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_MSG(T, exists(partial) && !exists(path), "%s: before commit", name);
@@ -680,10 +696,22 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
     st = axb_output_write(o, T->rank == last ? 1 : 0, rows, data, &err);
     CHECK_CONTAINS(T, err.msg, "row 3 was already written by rank");
+    /* independent writes: the same checks, this rank's alone; the next sync fails every rank */
+    CHECK(T, axb_output_can_write_local(o));
+    rows[0] = 4;
+    st = T->rank == last ? axb_output_write_local(o, 1, rows, data, &err) : AXB_OK;
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    st = axb_output_sync(o, st, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    st = T->rank == last ? axb_output_write_local(o, 1, rows, data, &err) : AXB_OK;
+    if (T->rank == last) CHECK_CONTAINS(T, err.msg, "row 4 was already written by rank");
+    st = axb_output_sync(o, st, &err);
+    CHECK_MSG(T, st == (T->rank == last ? AXB_ERR_ARG : AXB_ERR_REMOTE), "sync after a local failure: %d", (int)st);
+    CHECK_CONTAINS(T, err.msg, "row 4 was already written by rank");
     /* committing an incomplete file is refused and keeps the data in .partial */
     st = axb_output_close(&o, true, &err);
     CHECK_MSG(T, st == AXB_ERR_ARG, "incomplete commit: %d", (int)st);
-    CHECK_CONTAINS(T, err.msg, "11 of 12 rows were never written (first: row 0)");
+    CHECK_CONTAINS(T, err.msg, "10 of 12 rows were never written (first: row 0)");
     CHECK(T, o == NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(T, exists(partial) && !exists(path));
@@ -787,6 +815,8 @@ int main(int argc, char **argv)
     write_and_check(&T, dir, "bulk64r.h5", AXB_OUT_BULK, AXB_FLOAT64, "ZNE", REVERSE_BLOCKS, size);
     write_and_check(&T, dir, "bulk32.h5", AXB_OUT_BULK, AXB_FLOAT32, "RTZ", REVERSE_BLOCKS, size);
     write_and_check(&T, dir, "bulk32rr.h5", AXB_OUT_BULK, AXB_FLOAT32, "T", ROUND_ROBIN, size);
+    write_and_check(&T, dir, "bulk64l.h5", AXB_OUT_BULK, AXB_FLOAT64, "ZNE", LOCAL_STAGGERED, size);
+    write_and_check(&T, dir, "bulk32l.h5", AXB_OUT_BULK, AXB_FLOAT32, "RT", LOCAL_STAGGERED, size);
     write_and_check(&T, dir, "asdf64.h5", AXB_OUT_ASDF, AXB_FLOAT64, "ZNE", REVERSE_BLOCKS, size);
     write_and_check(&T, dir, "asdf32.h5", AXB_OUT_ASDF, AXB_FLOAT32, "ZRT", ROUND_ROBIN, size);
     check_tag_levels(&T, dir, size);

@@ -94,6 +94,27 @@ AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_
                                           const double *data, axb_error *err);
 
 /**
+ * Writes rows from this rank alone (independent: the other ranks need not call, and none waits
+ * for this one), with the checks and conversion of axb_output_write. For a rank schedule in which
+ * ranks write while others compute (one node, where every write to the file takes the same
+ * kernel lock). The rows count as on disk, for a resume, only after the next axb_output_sync.
+ * A failure is this rank's alone: pass it to the next axb_output_sync, which every rank calls.
+ * AXB_ERR_UNSUPPORTED for a format without independent writes (see axb_output_can_write_local).
+ */
+AXB_NODISCARD axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows,
+                                                const double *data, axb_error *err);
+
+/** Whether axb_output_write_local works for this file's format (bulk: yes; ASDF: no). */
+bool axb_output_can_write_local(const axb_output *o);
+
+/**
+ * Collective: agrees on @p st (each rank's status since its last sync, e.g. of
+ * axb_output_write_local: one failure fails every rank), flushes the file and records the rows
+ * written locally since the last sync as on disk.
+ */
+AXB_NODISCARD axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err);
+
+/**
  * Closes the file (collective) and frees *o, setting it to NULL in every case.
  * commit = true: checks that every row was written exactly once over all ranks, then renames
  * PATH.partial to PATH (replacing an existing PATH only if the descriptor allowed overwriting). If

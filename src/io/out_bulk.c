@@ -16,6 +16,8 @@
 typedef struct bulk_impl {
     hid_t seis;                 /* /seismograms */
     hid_t written;              /* /row_written, filled at close */
+    MPI_File fh;                /* HDF5's own MPI-IO handle of the file (not ours to close) */
+    MPI_Offset base;            /* file offset of /seismograms' first byte */
 } bulk_impl;
 
 /* In-memory rows of the tables; HDF5 packs them in the file. */
@@ -212,6 +214,28 @@ static axb_status write_seis_attrs(axb_output *o, const axb_output_desc *d, hid_
     return AXB_OK;
 }
 
+/* Where independent writes go: /seismograms is contiguous and allocated at creation
+ * (outh5_dataset), so row r starts at a fixed file offset, base + r * row bytes, which HDF5 never
+ * moves. Independent rows are written there through the file's MPI-IO handle: an independent
+ * H5Dwrite would still make collective metadata calls. */
+static axb_status direct_target(axb_output *o, bulk_impl *b, axb_error *err)
+{
+    hid_t dcpl = H5Dget_create_plist(b->seis);
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    const haddr_t addr = H5Dget_offset(b->seis);
+    AXB_CHECK(err, layout == H5D_CONTIGUOUS && addr != HADDR_UNDEF, AXB_ERR_ARG,
+              "dataset 'seismograms' is not one contiguous allocated block");
+    hid_t fapl = H5Fget_access_plist(o->file);
+    void *handle = NULL;
+    const herr_t rc = fapl >= 0 ? H5Fget_vfd_handle(o->file, fapl, &handle) : -1;
+    if (fapl >= 0) H5Pclose(fapl);
+    if (rc < 0 || !handle) return h5fail(err, "no MPI-IO handle for the file");
+    b->fh = *(MPI_File *)handle;
+    b->base = (MPI_Offset)addr;
+    return AXB_OK;
+}
+
 static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     bulk_impl *b = malloc(sizeof *b);
@@ -226,6 +250,7 @@ static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error
     AXB_TRY(write_table(o, "row_source", H5T_NATIVE_INT64, o->nrows, d->row_source, NULL, err));
     AXB_TRY(write_table(o, "row_receiver", H5T_NATIVE_INT64, o->nrows, d->row_receiver, NULL, err));
     AXB_TRY(outh5_dataset(o->file, "row_written", H5T_STD_U8LE, 1, dims, &b->written, err));
+    AXB_TRY(direct_target(o, b, err));
     AXB_TRY(write_sources(o, d, err));
     return write_receivers(o, d, err);
 }
@@ -255,7 +280,7 @@ static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error
               "%lld x %d x %lld %s values", (unsigned long long)dims[0], (unsigned long long)dims[1],
               (unsigned long long)dims[2], size == 4 ? "float32" : "float64", (long long)o->nrows,
               o->ncomp, (long long)o->nsamples, o->elsize == 4 ? "float32" : "float64");
-    return AXB_OK;
+    return direct_target(o, b, err);
 }
 
 /* A run of rows in arithmetic progression: first, first + stride, ... (count rows). */
@@ -369,6 +394,36 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
     return rc < 0 ? h5fail(err, "dataset 'seismograms': write failed") : AXB_OK;
 }
 
+/* One MPI_File_write_at per run of consecutive rows, straight from the caller's buffer. */
+static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows, const void *data,
+                                   axb_error *err)
+{
+    const bulk_impl *b = o->impl;
+    const int64_t row_bytes = o->ncomp * o->nsamples * (int64_t)o->elsize;
+    const char *p = data;
+    for (int64_t k = 0; k < n;) {
+        int64_t j = k + 1;
+        /* a run stays below 1 GiB: MPI counts are int */
+        while (j < n && rows[j] == rows[j - 1] + 1 && (j - k + 1) * row_bytes <= (INT64_C(1) << 30)) j++;
+        const int64_t bytes = (j - k) * row_bytes;
+        MPI_Status status;
+        int count = 0;
+        int rc = MPI_File_write_at(b->fh, b->base + (MPI_Offset)(rows[k] * row_bytes), p, (int)bytes,
+                                   MPI_BYTE, &status);
+        if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &count);
+        if (rc != MPI_SUCCESS || count != (int)bytes) {
+            char why[MPI_MAX_ERROR_STRING] = "short write";
+            int len = 0;
+            if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
+            return axb_error_set(err, AXB_ERR_IO, "dataset 'seismograms': writing rows %lld..%lld failed: %s",
+                                 (long long)rows[k], (long long)rows[j - 1], why);
+        }
+        p += bytes;
+        k = j;
+    }
+    return AXB_OK;
+}
+
 static axb_status bulk_finish(axb_output *o, const uint8_t *written, axb_error *err)
 {
     bulk_impl *b = o->impl;
@@ -391,6 +446,7 @@ const axb_out_ops axb_out_bulk_ops = {
     .check = NULL,
     .create = bulk_create,
     .write = bulk_write,
+    .write_local = bulk_write_local,
     .finish = bulk_finish,
     .destroy = bulk_destroy,
 };

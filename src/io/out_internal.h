@@ -37,6 +37,10 @@ typedef struct axb_out_ops {
      * already in the file's precision (o->memtype). n may be 0. */
     axb_status (*write)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
                         axb_error *err);
+    /* Independent: writes this rank's rows (as for write) while the other ranks do something
+     * else; no MPI communication, no collective HDF5 call. NULL: the format has none. */
+    axb_status (*write_local)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
+                              axb_error *err);
     /* Before the file is closed: written[r] = 1 if some rank wrote row r. May be NULL. */
     axb_status (*finish)(axb_output *o, const uint8_t *written, axb_error *err);
     /* Opens the datasets of an existing PATH.partial made by create with the same descriptor, to
@@ -71,6 +75,8 @@ struct axb_output {
     size_t convbuf_size;
     void *impl;                 /* backend state, owned by the backend */
     char log[OUT_PATH_MAX + 8]; /* PATH.partial.rows: rows on disk, appended after every write */
+    int64_t *unsynced;          /* rows written by write_local since the last sync, to record */
+    int64_t nunsynced, unsynced_cap;
     bool logging;               /* formats that can resume keep the log */
 };
 

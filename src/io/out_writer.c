@@ -264,6 +264,7 @@ static void free_output(axb_output *o)
     if (o->comm != MPI_COMM_NULL) MPI_Comm_free(&o->comm);
     free(o->written);
     free(o->convbuf);
+    free(o->unsynced);
     free(o);
 }
 
@@ -582,6 +583,55 @@ axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const
         for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
     if (st == AXB_OK && o->logging) st = log_rows(o, n, sorted, err);
     free(sorted);
+    return st;
+}
+
+bool axb_output_can_write_local(const axb_output *o)
+{
+    return o && o->ops->write_local != NULL;
+}
+
+axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                  axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
+    AXB_CHECK(err, o->ops->write_local, AXB_ERR_UNSUPPORTED, "%s: the %s format has no independent writes",
+              o->path, o->ops->name);
+    if (n == 0) return AXB_OK;
+    if (o->nunsynced + n > o->unsynced_cap) {
+        int64_t cap = o->unsynced_cap ? o->unsynced_cap : 4096;
+        while (cap < o->nunsynced + n) cap *= 2;
+        int64_t *p = realloc(o->unsynced, (size_t)cap * sizeof *p);
+        if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " written rows", o->path, cap);
+        o->unsynced = p;
+        o->unsynced_cap = cap;
+    }
+    int64_t *sorted = o->unsynced + o->nunsynced;
+    const void *buf = NULL;
+    axb_status st = prepare_rows(o, n, rows, data, sorted, &buf, err);
+    if (st == AXB_OK) st = o->ops->write_local(o, n, sorted, buf, err);
+    if (st != AXB_OK) return axb_error_prefix(err, "%s: write", o->partial);
+    for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
+    o->nunsynced += n;
+    return AXB_OK;
+}
+
+axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
+    st = agree(o, o->comm, st, err);
+    if (st == AXB_OK && o->logging) {
+        st = log_rows(o, o->nunsynced, o->unsynced, err);
+    } else if (st == AXB_OK) {
+        axb_status fs = H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0
+                            ? axb_error_set(err, AXB_ERR_HDF5, "%s: flush failed", o->partial) : AXB_OK;
+        st = agree(o, o->comm, fs, err);
+    }
+    o->nunsynced = 0;
     return st;
 }
 
