@@ -19,7 +19,9 @@ for i in range(150000):
 PY
 args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precision float64 --batch-mb 1 -q)
 "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/ref.h5" >/dev/null || fail "reference run"
-"$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" >/dev/null 2>&1 &
+# the killed run writes collectively, the resumed one independently (the default on one node):
+# both write the same file layout and record rows the same way
+"$MPIEXEC" -n 2 "$AXB" "${args[@]}" --write-mode collective -o "$TMP/out.h5" >/dev/null 2>&1 &
 pid=$!
 killed=0
 for _ in $(seq 1 20000); do

@@ -290,15 +290,17 @@ int main(int argc, char **argv)
         free(y);
     }
 
-    /* 2b. element-partitioned runs do not depend on the batch size or the read mode: a batch of
-     * one element (1 MB) with independent reads gives the same file contents, bit for bit */
+    /* 2b. element-partitioned runs do not depend on the batch size or the read and write modes: a
+     * batch of one element (1 MB) with independent reads and collective writes (the default on
+     * one node writes independently) gives the same file contents, bit for bit */
     {
         char out3[1100];
         snprintf(out3, sizeof out3, "%s/job_small_batches.h5", dir);
         snprintf(path, sizeof path, "%s/pairs.txt", dir);
         const char *a2b[] = {"extract", "--db", MERGED, "--pairs", path, "--components", "ZNERT", "--precision",
-                             "float64", "--batch-mb", "1", "--independent-reads", "-o", out3, "-q"};
-        CHECK(&T, run_cli(a2b, 15) == 0);
+                             "float64", "--batch-mb", "1", "--independent-reads", "--write-mode", "collective",
+                             "-o", out3, "-q"};
+        CHECK(&T, run_cli(a2b, 17) == 0);
         if (T.rank == 0) {
             double *x = NULL, *y = NULL;
             int64_t d1[3], d2[3];
@@ -427,6 +429,8 @@ int main(int argc, char **argv)
     CHECK(&T, run_cli(b2, 9) == AXB_EXIT_INPUT);
     const char *b3[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZQ", "-o", out2};
     CHECK(&T, run_cli(b3, 9) == AXB_EXIT_INPUT);
+    const char *b3w[] = {"extract", "--db", DB, "--pairs", path, "--write-mode", "sometimes", "-o", out2};
+    CHECK(&T, run_cli(b3w, 9) == AXB_EXIT_INPUT);
     const char *b4[] = {"extract", "--db", DB, "--pairs", path, "-o", out1};
     CHECK(&T, run_cli(b4, 7) == AXB_EXIT_INPUT); /* exists, no --force */
     char deep[1024];

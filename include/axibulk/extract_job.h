@@ -22,6 +22,19 @@
 extern "C" {
 #endif
 
+/** How the ranks write their rows of the bulk output.
+ *  COLLECTIVE: every batch is one collective write of all ranks (MPI-IO can aggregate them).
+ *  INDEPENDENT: each rank writes its rows by itself, odd ranks one batch later than even ones, so
+ *  that on one node (where every write to the file takes the same kernel lock) one half of the
+ *  ranks writes while the other half computes; the ranks still agree and record the rows on disk
+ *  once per batch.
+ *  AUTO (default): INDEPENDENT when all ranks share one node, else COLLECTIVE. Formats without
+ *  independent writes (ASDF) always write collectively. */
+typedef enum axb_write_mode { AXB_WRITE_AUTO = 0, AXB_WRITE_COLLECTIVE, AXB_WRITE_INDEPENDENT } axb_write_mode;
+
+/** "auto" / "collective" / "independent" into a write mode. */
+AXB_NODISCARD axb_status axb_write_mode_parse(const char *s, axb_write_mode *m, axb_error *err);
+
 typedef struct axb_extract_job {
     const char *db_path;
     axb_extract_opts opts;
@@ -56,6 +69,7 @@ typedef struct axb_extract_job {
      *  ranks, so all ranks run the same algorithms and results stay identical for any rank count.
      *  NULL: FFTW_ESTIMATE, nothing stored. */
     const char *fftw_wisdom;
+    axb_write_mode write_mode;
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {

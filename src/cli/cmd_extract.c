@@ -11,7 +11,7 @@
 
 typedef struct extract_args {
     const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *wisdom, *components, *kind, *output, *precision,
-        *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor;
+        *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor, *write_mode;
     double dt;
     long kernelwidth, batch_mb, cache_mb, filter_order;
     bool no_remove_shift, reconvolve, force, quiet, independent, cold_batches, zerophase, resume;
@@ -33,7 +33,7 @@ static const char extract_help[] =
     "\n"
     "options:\n";
 
-#define NOPTS 32
+#define NOPTS 33
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -59,6 +59,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB", "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
+        {"write-mode", 0, AXB_OPT_STRING, &a->write_mode, "M", "auto (default: independent on one node, else collective), collective or independent"},
         {"cold-batches", 0, AXB_OPT_FLAG, &a->cold_batches, NULL, "drop the database's page cache before every batch read (cold-cache benchmarks)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
         {"highpass", 0, AXB_OPT_STRING, &a->highpass, "F", "Butterworth highpass, corner F Hz"},
@@ -231,6 +232,7 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     job->progress = !a->quiet;
     job->independent_reads = a->independent;
     job->cold_batches = a->cold_batches;
+    if (a->write_mode) AXB_TRY_CTX(err, axb_write_mode_parse(a->write_mode, &job->write_mode, err), "--write-mode");
     const int nfilters = (a->lowpass != NULL) + (a->highpass != NULL) + (a->bandpass != NULL) + (a->loggabor != NULL);
     AXB_CHECK(err, nfilters <= 1, AXB_ERR_ARG, "give at most one of --lowpass, --highpass, --bandpass, --loggabor");
     if (nfilters) {

@@ -103,6 +103,18 @@ static axb_status save_wisdom(MPI_Comm comm, const char *path, axb_error *err)
     return axb_extract_agree(comm, st, NULL, err);
 }
 
+axb_status axb_write_mode_parse(const char *s, axb_write_mode *m, axb_error *err)
+{
+    static const char *const names[] = {"auto", "collective", "independent"};
+    for (int i = 0; i < 3; i++)
+        if (s && !strcmp(s, names[i])) {
+            *m = (axb_write_mode)i;
+            return AXB_OK;
+        }
+    return axb_error_set(err, AXB_ERR_ARG, "unknown write mode '%s' (expected auto, collective or independent)",
+                         s ? s : "(null)");
+}
+
 axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
                                axb_extract_job_result *res, axb_error *err)
 {

@@ -39,6 +39,25 @@ static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
     return lo;
 }
 
+/* AUTO: independent writes when every rank is on one node (MPI_COMM_TYPE_SHARED spans them all):
+ * there the file's writes serialise in one kernel whoever issues them, so collective aggregation
+ * only adds a copy; across nodes MPI-IO's aggregation pays. */
+static bool use_independent_writes(MPI_Comm comm, axb_write_mode mode, const axb_output *out)
+{
+    if (mode == AXB_WRITE_COLLECTIVE || !axb_output_can_write_local(out)) return false;
+    if (mode == AXB_WRITE_INDEPENDENT) return true;
+    int size, nsize = 0, one = 0, all = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &nsize);
+        MPI_Comm_free(&node);
+    }
+    one = nsize == size;
+    MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all != 0;
+}
+
 axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
                                    const axb_extract_job *job, axb_output *out,
                                    axb_filter_plan *filter, const uint8_t *done_rows,
@@ -145,18 +164,28 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
     }
     int64_t nbmax = 0;
     MPI_Allreduce(&nb, &nbmax, 1, MPI_INT64_T, MPI_MAX, comm);
+    /* Independent writes, odd ranks one batch behind: each rank's rows then reach the file while
+     * the ranks of the other parity compute, instead of all ranks queueing on the file at once. */
+    const bool independent = use_independent_writes(comm, job->write_mode, out);
+    const bool late = independent && rank % 2 == 1;
     float *blocks = NULL, *carry = NULL;
-    int64_t *ids = NULL, *rows = NULL, carry_id = -1;
-    double *data = NULL;
+    int64_t *ids = NULL, *rows = NULL, *rows2 = NULL, carry_id = -1;
+    double *data = NULL, *data2 = NULL;
     if (!st) {
         blocks = malloc((size_t)(per_batch * unit) * sizeof *blocks);
         carry = malloc((size_t)unit * sizeof *carry);
         ids = malloc((size_t)per_batch * sizeof *ids);
         rows = malloc((size_t)max_rows * sizeof *rows);
         data = malloc((size_t)(max_rows * row_doubles) * sizeof *data);
-        if (!blocks || !carry || !ids || !rows || !data) st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers");
+        if (late) {
+            rows2 = malloc((size_t)max_rows * sizeof *rows2);
+            data2 = malloc((size_t)(max_rows * row_doubles) * sizeof *data2);
+        }
+        if (!blocks || !carry || !ids || !rows || !data || (late && (!rows2 || !data2)))
+            st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers");
         st = axb_extract_agree(comm, st, NULL, err);
     }
+    int64_t npend = 0;          /* late ranks: rows of the previous batch, in rows2/data2 */
     int64_t a = 0, rows_done = 0;
     for (int64_t bi = 0; bi < nbmax && !st; bi++) {
         /* this batch's records [a, b) and the distinct elements to read (not the carried one) */
@@ -173,6 +202,8 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         axb_status ls = elems ? axb_db_read_elements(db, nread, ids, mode, blocks, err)
                               : axb_db_read_points(db, nread, ids, mode, blocks, err);
         p->stats.elements_read += nread;
+        if (!ls && npend > 0) ls = axb_output_write_local(out, npend, rows2, data2, err);
+        npend = 0;
         int64_t slot = -1;
         axb_elem_state es = {-1, NULL, false, false};
         for (int64_t k = a; k < b && !ls; k++) {
@@ -195,9 +226,19 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
             carry_id = es.elem;
         }
         if (!ls) ls = axb_extract_filter_rows(filter, b - a, p->ncomp, p->win.npts, data, err);
+        if (!ls && independent && !late) ls = axb_output_write_local(out, b - a, rows, data, err);
+        if (!ls && late) {      /* written at the start of the next batch */
+            double *td = data;
+            data = data2;
+            data2 = td;
+            int64_t *tr = rows;
+            rows = rows2;
+            rows2 = tr;
+            npend = b - a;
+        }
         int64_t done = b - a;
         st = axb_extract_agree(comm, ls, &done, err);
-        if (!st) st = axb_output_write(out, b - a, rows, data, err);
+        if (!st) st = independent ? axb_output_sync(out, AXB_OK, err) : axb_output_write(out, b - a, rows, data, err);
         double bytes = (double)nread * (double)unit * (double)sizeof(float);
         MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm);
         prog->bytes += bytes;
@@ -205,8 +246,14 @@ axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *
         if (!st) axb_extract_progress_step(prog, rows_done, bi + 1 == nbmax);
         a = b;
     }
+    if (!st && independent) {   /* the late ranks' last batch */
+        axb_status ls = npend > 0 ? axb_output_write_local(out, npend, rows2, data2, err) : AXB_OK;
+        st = axb_output_sync(out, ls, err);
+    }
     free(recv);
     free(blocks);
+    free(rows2);
+    free(data2);
     free(carry);
     free(ids);
     free(rows);
