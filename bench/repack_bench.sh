@@ -55,7 +55,7 @@ for rep in $(seq "${AXB_BENCH_REPS:-3}"); do
         rm -rf "$TMP/out$np"
         drop "${files[@]}"
         t0=$(now)
-        mpirun -n "$np" "$AXB" repack "$DB" "$TMP/out$np" --force --memory 1G -q >/dev/null
+        mpirun -n "$np" "$AXB" repack "$DB" "$TMP/out$np" --force --memory "${AXB_BENCH_MEMORY:-1G}" -q >/dev/null
         t1=$(now)
         results+=("$np $(python3 -c "print($t1 - $t0)")")
     done

@@ -38,6 +38,8 @@ expect_ok info --help;       out_has "usage: axibulk info"; out_has "\-\-json"
 expect_error "no command given"            
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "unknown option '--jsn'"      info --jsn x
+expect_error "--checkpoint -1: must be 0 or more seconds" repack "$TMP/nodb" "$TMP/nodst" --checkpoint -1
+expect_error "write mode 'sometimes'"      extract --db "$TMP/nodb" --pairs x -o y --write-mode sometimes
 expect_error "missing the database folder" info
 
 # --- synthetic databases (no shared data needed) ---

@@ -10,8 +10,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-resume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 DST="$TMP/merged"
-# 1 MiB slabs: some hundred slabs, each recorded in the .done file once on disk
-"$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M -q >"$TMP/log1" 2>&1 &
+# 1 MiB slabs: some hundred slabs, each recorded in the .done file once on disk (--checkpoint 0)
+"$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M --checkpoint 0 -q >"$TMP/log1" 2>&1 &
 pid=$!
 killed=0
 for _ in $(seq 1 600); do

@@ -86,7 +86,7 @@ static void same_seismograms(check_ctx *T, const char *p1, const char *p2, bool 
 
 static axb_status repack(const char *src, const char *dst, int deflate, bool force, bool resume, axb_error *err)
 {
-    axb_repack_opts o = {src, dst, deflate, 1 << 20, force, resume, true, false};
+    axb_repack_opts o = {src, dst, deflate, 1 << 20, force, resume, true, false, 0};
     axb_repack_result r;
     return axb_repack_run(MPI_COMM_WORLD, &o, NULL, &r, err);
 }

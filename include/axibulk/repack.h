@@ -33,6 +33,10 @@ typedef struct axb_repack_opts {
     bool resume;                /**< continue a killed run from its .partial file */
     bool verify;                /**< compare every element of the output with the source */
     bool progress;              /**< progress lines on the progress stream (rank 0) */
+    /** Seconds between checkpoints: the file is synced and the finished elements recorded for
+     *  --resume (a kill loses at most this much work). 0: after every slab. Between checkpoints
+     *  the written slabs go to disk in the background while the next slabs are read. */
+    double checkpoint_seconds;
 } axb_repack_opts;
 
 typedef struct axb_repack_result {

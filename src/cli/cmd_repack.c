@@ -1,5 +1,6 @@
 /* `axibulk repack SRC DST`: options and a summary around axb_repack_run. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,12 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     bool contiguous = false, resume = false, verify = false, force = false, quiet = false, help = false;
     long deflate = -2;
     const char *memory = "1G";
+    double checkpoint = 10;
     const axb_opt opts[] = {
         {"contiguous", 0, AXB_OPT_FLAG, &contiguous, NULL, "no chunking, no compression: fastest for MPI-IO (default)"},
         {"deflate", 0, AXB_OPT_INT, &deflate, "N", "one chunk per element, shuffle + deflate level N (0-9): smaller"},
         {"memory", 0, AXB_OPT_STRING, &memory, "SIZE", "element data in flight per rank (default 1G)"},
+        {"checkpoint", 0, AXB_OPT_DOUBLE, &checkpoint, "S", "seconds between syncs that record finished elements for --resume (default 10; 0: every slab)"},
         {"resume", 0, AXB_OPT_FLAG, &resume, NULL, "continue a killed run from DST/merged_output.nc4.partial"},
         {"verify", 0, AXB_OPT_FLAG, &verify, NULL, "afterwards compare every element with the source"},
         {"force", 0, AXB_OPT_FLAG, &force, NULL, "replace an existing output"},
@@ -68,7 +71,8 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     AXB_CHECK(err, !(contiguous && deflate != -2), AXB_ERR_ARG, "--contiguous and --deflate exclude each other");
     AXB_CHECK(err, deflate == -2 || (deflate >= 0 && deflate <= 9), AXB_ERR_ARG, "--deflate %ld: must be 0..9", deflate);
     AXB_CHECK(err, !(resume && force), AXB_ERR_ARG, "--resume and --force exclude each other");
-    axb_repack_opts o = {pos[0], pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet};
+    AXB_CHECK(err, checkpoint >= 0 && isfinite(checkpoint), AXB_ERR_ARG, "--checkpoint %g: must be 0 or more seconds", checkpoint);
+    axb_repack_opts o = {pos[0], pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet, checkpoint};
     AXB_TRY(parse_size(memory, &o.memory_bytes, err));
     axb_repack_result r;
     AXB_TRY(axb_repack_run(env->comm, &o, stderr, &r, err));

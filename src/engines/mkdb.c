@@ -330,7 +330,8 @@ static axb_status write_merged(MPI_Comm comm, const axb_mkdb_opts *o, const axb_
     AXB_TRY(write_original(comm, &oo, p, orig, out, t0, &orig_bytes, err));
 
     axb_repack_opts ro = {.src = orig, .dst = partial, .deflate = -1, .memory_bytes = o->memory_bytes,
-                          .force = true, .resume = false, .verify = false, .progress = out != NULL};
+                          .force = true, .resume = false, .verify = false, .progress = out != NULL,
+                          .checkpoint_seconds = 10};
     axb_repack_result rr;
     st = axb_repack_run(comm, &ro, out, &rr, err);
     if (st) return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);

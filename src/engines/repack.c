@@ -2,6 +2,7 @@
  * file structure is defined collectively with netCDF-C (so the result is valid netCDF-4 with
  * dimension scales); element data flow slab by slab: one read through the database layer, one
  * collective write of a contiguous range of output elements. */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -29,6 +30,8 @@ static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *
         if (nc_rc_ != NC_NOERR) return nc_fail(nc_rc_, err, (what), (path));                       \
     } while (0)
 
+#define REPACK_SLAB_MAX ((int64_t)128 << 20)
+
 static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
 {
     int mine = st != AXB_OK, any = 0;
@@ -47,6 +50,35 @@ static axb_status share(MPI_Comm comm, int rank, axb_status st, axb_error *err)
     *err = e;
     err->code = AXB_ERR_REMOTE;
     return AXB_ERR_REMOTE;
+}
+
+/* Starts the writeback of the file's dirty pages and returns at once (Linux; elsewhere the
+ * checkpoint's sync does all of it). */
+static void start_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (fd >= 0) (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+#endif
+}
+
+static axb_status done_write(const char *path, int64_t nelem, int deflate, const uint8_t *done,
+                             axb_error *err);
+
+/* Collective: the data written so far reach the disk (nc_sync), then rank 0 records every
+ * element any rank has finished (done[] of all ranks OR-ed). */
+static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, const char *partial, const char *done_path,
+                             int64_t nelem, int deflate, uint8_t *done, axb_error *err)
+{
+    int rc = nc_sync(ncid);
+    axb_status st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "sync", partial), err);
+    if (st) return st;
+    for (int64_t off = 0; off < nelem; off += 1 << 30) {
+        const int cnt = (int)(nelem - off < (1 << 30) ? nelem - off : (1 << 30));
+        MPI_Allreduce(MPI_IN_PLACE, done + off, cnt, MPI_UINT8_T, MPI_BOR, comm);
+    }
+    return share(comm, rank, rank == 0 ? done_write(done_path, nelem, deflate, done, err) : AXB_OK, err);
 }
 
 static bool exists(const char *p)
@@ -77,7 +109,7 @@ static axb_status mkdir_p(const char *dir, axb_error *err)
     return AXB_OK;
 }
 
-/* ---- the record of finished elements (rank 0 only), replaced atomically after every slab ---- */
+/* ---- the record of finished elements (rank 0 only), replaced atomically at every checkpoint ---- */
 
 static axb_status done_write(const char *path, int64_t nelem, int deflate, const uint8_t *done,
                              axb_error *err)
@@ -361,7 +393,11 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     }
 
     /* this rank's slabs: its contiguous share of output elements, minus those already done */
-    int64_t per = o->memory_bytes / block_bytes;
+    /* Slabs of at most REPACK_SLAB_MAX: the disk writes one back while the next is read, and
+     * the buffers stay small enough to be reused (measured on a 1.28 GB database, 1 rank: 4.0 s
+     * with 128 MB slabs, 5.2-5.9 s with 256 MB-1 GB ones, mostly kernel time in fresh pages). */
+    const int64_t slab_bytes = o->memory_bytes < REPACK_SLAB_MAX ? o->memory_bytes : REPACK_SLAB_MAX;
+    int64_t per = slab_bytes / block_bytes;
     if (per < 1) per = 1;
     int64_t nslabs = 0, max_slabs = 0;
     const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
@@ -385,7 +421,12 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     int64_t todo_local = 0, todo = 0, written = 0;
     for (int64_t k = 0; k < nslabs; k++) todo_local += slabs[k].count;
     MPI_Allreduce(&todo_local, &todo, 1, MPI_INT64_T, MPI_SUM, comm);
-    double t_read = 0, t_write = 0, last = axb_wall_seconds();
+    double t_read = 0, t_write = 0, last = axb_wall_seconds(), last_ckpt = last;
+    /* Slabs are not synced one by one: sync_file_range starts the writeback of what a slab
+     * wrote and returns, so the disk takes it while the next slab is read. At a checkpoint (every
+     * checkpoint_seconds, and after the last slab) the file is synced and only then are the
+     * slabs since the previous one recorded as done: the record never names data not on disk. */
+    const int wfd = st ? -1 : open(partial, O_RDONLY);
     for (int64_t k = 0; k < max_slabs && !st; k++) {
         slab s = k < nslabs ? slabs[k] : (slab){0, 0};
         double ta = axb_wall_seconds();
@@ -397,22 +438,20 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         const size_t start[5] = {(size_t)s.start, 0, 0, 0, 0};
         const size_t count[5] = {(size_t)s.count, (size_t)in->nvars, (size_t)in->npol + 1, (size_t)in->npol + 1, (size_t)in->ndumps};
         int rc = nc_put_vara_float(ids.ncid, ids.merged, start, count, buf);
-        if (rc == NC_NOERR) rc = nc_sync(ids.ncid);
         st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "write", partial), err);
+        if (st) break;
+        start_writeback(wfd);
+        memset(done + s.start, 1, (size_t)s.count); /* on this rank; recorded at the checkpoint */
         double tc = axb_wall_seconds();
+        int ck = k + 1 == max_slabs || tc - last_ckpt >= o->checkpoint_seconds, any = 0;
+        MPI_Allreduce(&ck, &any, 1, MPI_INT, MPI_MAX, comm);
+        if (any) {
+            st = checkpoint(comm, rank, ids.ncid, partial, done_path, nelem, o->deflate, done, err);
+            last_ckpt = tc = axb_wall_seconds();
+        }
         t_read += tb - ta;
         t_write += tc - tb;
         if (st) break;
-        /* the data of this slab are on disk on every rank: record them */
-        int64_t mine[2] = {s.start, s.count}, *all = malloc(2 * (size_t)size * sizeof *all);
-        MPI_Gather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, comm);
-        axb_status ds = AXB_OK;
-        if (rank == 0) {
-            for (int r = 0; r < size; r++) memset(done + all[2 * r], 1, (size_t)all[2 * r + 1]);
-            ds = done_write(done_path, nelem, o->deflate, done, err);
-        }
-        free(all);
-        st = share(comm, rank, ds, err);
         int64_t n_here = s.count, n_all = 0;
         MPI_Allreduce(&n_here, &n_all, 1, MPI_INT64_T, MPI_SUM, comm);
         written += n_all;
@@ -427,6 +466,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
             last = tc;
         }
     }
+    if (wfd >= 0) close(wfd);
     if (ids.ncid >= 0) {
         int rc = nc_close(ids.ncid);
         if (!st && rc != NC_NOERR) st = nc_fail(rc, err, "close", partial);
