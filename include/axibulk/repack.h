@@ -5,10 +5,11 @@
  *
  * Collective over the communicator. Ranks own contiguous ranges of output elements (elements are
  * put in Hilbert-curve order of their mid points, so neighbours in space are neighbours on disk);
- * each range is processed in slabs bounded by memory_bytes: one read of the slab's elements
- * through the database layer, one collective write of the slab. The file is written as
- * DST/merged_output.nc4.partial and renamed when complete; after every slab a sidecar
- * DST/merged_output.nc4.partial.done lists the elements on disk, so a killed run can resume.
+ * each range is processed in slabs bounded by memory_bytes (and 128 MB): one read of the slab's
+ * elements through the database layer, one collective write of the slab, whose writeback then
+ * starts in the background. The file is written as DST/merged_output.nc4.partial and renamed
+ * when complete; at every checkpoint (synced file) a sidecar DST/merged_output.nc4.partial.done
+ * lists the elements on disk, so a killed run can resume.
  */
 #ifndef AXIBULK_REPACK_H
 #define AXIBULK_REPACK_H
