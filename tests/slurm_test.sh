@@ -205,7 +205,7 @@ check "... and check_parts.sh passes again, other parts untouched" \
 
 # --- repack: killed part-way by scancel, then resubmitted: resumes, verifies, completes
 M="$TMP/merged"
-jid=$(SRC=$DB DST=$M MEMORY=64K sbatch --parsable --export=ALL --chdir="$TMP" -n 2 \
+jid=$(SRC=$DB DST=$M MEMORY=64K CHECKPOINT=0 sbatch --parsable --export=ALL --chdir="$TMP" -n 2 \
     -o "$TMP/logs/repack1-%j.out" "$JOBS/repack.sbatch" 2>"$TMP/logs/repack1.sbatch"); rc=$?
 interrupted=0
 if [ "$rc" = 0 ]; then
