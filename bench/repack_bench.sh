@@ -18,7 +18,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 mapfile -t files < <(find -L "$DB" -name ordered_output.nc4 | sort)
-bytes=$(stat -L -c %s "${files[@]}" | awk '{s+=$1} END {print s}')
+bytes=$(stat -L -c %s "${files[@]}" | awk '{s+=$1} END {printf "%.0f\n", s}')
 
 # Pages of the input are dropped with posix_fadvise (no root needed); as root the whole page
 # cache is dropped too (the output of the previous run would otherwise compete). A virtual
