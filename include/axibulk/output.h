@@ -109,8 +109,8 @@ bool axb_output_can_write_local(const axb_output *o);
 
 /**
  * Collective: agrees on @p st (each rank's status since its last sync, e.g. of
- * axb_output_write_local: one failure fails every rank), flushes the file and records the rows
- * written locally since the last sync as on disk.
+ * axb_output_write_local: one failure fails every rank), then, as axb_output_write does after its
+ * transfer, flushes the file and records the rows written locally since the last sync as on disk.
  */
 AXB_NODISCARD axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err);
 

@@ -52,35 +52,6 @@ static axb_status share(MPI_Comm comm, int rank, axb_status st, axb_error *err)
     return AXB_ERR_REMOTE;
 }
 
-/* Starts the writeback of the file's dirty pages and returns at once (Linux; elsewhere the
- * checkpoint's sync does all of it). */
-static void start_writeback(int fd)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-    if (fd >= 0) (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-    (void)fd;
-#endif
-}
-
-static axb_status done_write(const char *path, int64_t nelem, int deflate, const uint8_t *done,
-                             axb_error *err);
-
-/* Collective: the data written so far reach the disk (nc_sync), then rank 0 records every
- * element any rank has finished (done[] of all ranks OR-ed). */
-static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, const char *partial, const char *done_path,
-                             int64_t nelem, int deflate, uint8_t *done, axb_error *err)
-{
-    int rc = nc_sync(ncid);
-    axb_status st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "sync", partial), err);
-    if (st) return st;
-    for (int64_t off = 0; off < nelem; off += 1 << 30) {
-        const int cnt = (int)(nelem - off < (1 << 30) ? nelem - off : (1 << 30));
-        MPI_Allreduce(MPI_IN_PLACE, done + off, cnt, MPI_UINT8_T, MPI_BOR, comm);
-    }
-    return share(comm, rank, rank == 0 ? done_write(done_path, nelem, deflate, done, err) : AXB_OK, err);
-}
-
 static bool exists(const char *p)
 {
     struct stat sb;
@@ -123,6 +94,32 @@ static axb_status done_write(const char *path, int64_t nelem, int deflate, const
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) return axb_error_set(err, AXB_ERR_IO, "%s: %s", path, strerror(errno));
     return AXB_OK;
+}
+
+/* Starts the writeback of the file's dirty pages and returns at once (Linux; elsewhere the
+ * checkpoint's sync does all of it). */
+static void start_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (fd >= 0) (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+#endif
+}
+
+/* Collective: the data written so far reach the disk (nc_sync), then rank 0 records every
+ * element any rank has finished (done[] of all ranks OR-ed). */
+static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, const char *partial, const char *done_path,
+                             int64_t nelem, int deflate, uint8_t *done, axb_error *err)
+{
+    int rc = nc_sync(ncid);
+    axb_status st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "sync", partial), err);
+    if (st) return st;
+    for (int64_t off = 0; off < nelem; off += 1 << 30) {
+        const int cnt = (int)(nelem - off < (1 << 30) ? nelem - off : (1 << 30));
+        MPI_Allreduce(MPI_IN_PLACE, done + off, cnt, MPI_UINT8_T, MPI_BOR, comm);
+    }
+    return share(comm, rank, rank == 0 ? done_write(done_path, nelem, deflate, done, err) : AXB_OK, err);
 }
 
 static axb_status done_read(const char *path, int64_t nelem, int deflate, uint8_t *done, axb_error *err)

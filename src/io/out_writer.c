@@ -624,13 +624,7 @@ axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err)
     if (!err) err = &local;
     AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
     st = agree(o, o->comm, st, err);
-    if (st == AXB_OK && o->logging) {
-        st = log_rows(o, o->nunsynced, o->unsynced, err);
-    } else if (st == AXB_OK) {
-        axb_status fs = H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0
-                            ? axb_error_set(err, AXB_ERR_HDF5, "%s: flush failed", o->partial) : AXB_OK;
-        st = agree(o, o->comm, fs, err);
-    }
+    if (st == AXB_OK && o->logging) st = log_rows(o, o->nunsynced, o->unsynced, err);
     o->nunsynced = 0;
     return st;
 }
