@@ -84,11 +84,19 @@ static void same_seismograms(check_ctx *T, const char *p1, const char *p2, bool 
     CHECK_MSG(T, !memcmp(out[0], out[1], 3 * 5 * 66 * sizeof(double)), "seismograms differ: %s vs %s", p1, p2);
 }
 
+/* 1 MB slabs: many per rank, so direct streams carry partial pages across many puts */
+static axb_status repack_mode(const char *src, const char *dst, int deflate, bool force, bool resume,
+                              axb_repack_write mode, axb_repack_result *r, axb_error *err)
+{
+    axb_repack_opts o = {.src = src, .dst = dst, .deflate = deflate, .memory_bytes = 1 << 20, .force = force,
+                         .resume = resume, .verify = true, .write_mode = mode};
+    return axb_repack_run(MPI_COMM_WORLD, &o, NULL, r, err);
+}
+
 static axb_status repack(const char *src, const char *dst, int deflate, bool force, bool resume, axb_error *err)
 {
-    axb_repack_opts o = {src, dst, deflate, 1 << 20, force, resume, true, false, 0};
     axb_repack_result r;
-    return axb_repack_run(MPI_COMM_WORLD, &o, NULL, &r, err);
+    return repack_mode(src, dst, deflate, force, resume, AXB_REPACK_WRITE_AUTO, &r, err);
 }
 
 int main(int argc, char **argv)
@@ -116,9 +124,12 @@ int main(int argc, char **argv)
         snprintf(src, sizeof src, "%s/axisem-prem-100s/%s", DATA, cases[c].db);
         snprintf(dst, sizeof dst, "%s/%s", dir, cases[c].db);
         snprintf(ref, sizeof ref, "%s/instaseis-merged/%s", DATA, cases[c].instaseis);
-        axb_status st = repack(src, dst, cases[c].deflate, false, false, &err); /* verify included */
+        axb_repack_result r;
+        axb_status st = repack_mode(src, dst, cases[c].deflate, false, false, AXB_REPACK_WRITE_AUTO, &r, &err); /* verify included */
         CHECK_MSG(&T, st == AXB_OK, "%s: %s", cases[c].db, err.msg);
         if (st) continue;
+        /* auto: direct for contiguous output, collective for deflated */
+        CHECK(&T, r.write_mode == (cases[c].deflate < 0 ? AXB_REPACK_WRITE_DIRECT : AXB_REPACK_WRITE_COLLECTIVE));
         if (T.rank == 0) {
             same_as(&T, dst, ref);
             same_seismograms(&T, src, dst, cases[c].fwd);
@@ -138,7 +149,13 @@ int main(int argc, char **argv)
         CHECK(&T, repack(src, dst, cases[c].deflate, false, false, &err) == AXB_ERR_IO || T.rank != 0);
         CHECK_CONTAINS(&T, err.msg, "exists (use --force");
         CHECK_MSG(&T, repack(src, dst, -1, true, false, &err) == AXB_OK, "%s", err.msg);
+        /* contiguous output written collectively (above: direct) has the same contents */
+        CHECK_MSG(&T, repack_mode(src, dst, -1, true, false, AXB_REPACK_WRITE_COLLECTIVE, &r, &err) == AXB_OK, "%s", err.msg);
+        CHECK(&T, r.write_mode == AXB_REPACK_WRITE_COLLECTIVE);
+        if (T.rank == 0) same_as(&T, dst, ref);
     }
+    CHECK(&T, repack_mode(src, dst, 4, true, false, AXB_REPACK_WRITE_DIRECT, &(axb_repack_result){0}, &err) == AXB_ERR_ARG);
+    CHECK_CONTAINS(&T, err.msg, "direct needs contiguous storage");
     /* vertical-only: a PZ-only copy of the database (a symlink) against Instaseis' vertical-only file */
     snprintf(src, sizeof src, "%s/pz_only", dir);
     if (T.rank == 0) {

@@ -6,10 +6,13 @@
  * Collective over the communicator. Ranks own contiguous ranges of output elements (elements are
  * put in Hilbert-curve order of their mid points, so neighbours in space are neighbours on disk);
  * each range is processed in slabs bounded by memory_bytes (and 128 MB): one read of the slab's
- * elements through the database layer, one collective write of the slab, whose writeback then
- * starts in the background. The file is written as DST/merged_output.nc4.partial and renamed
- * when complete; at every checkpoint (synced file) a sidecar DST/merged_output.nc4.partial.done
- * lists the elements on disk, so a killed run can resume.
+ * elements through the database layer, then one write of the slab, in lockstep over the ranks.
+ * The write is either direct (contiguous storage: every rank streams its range into the dataset's
+ * allocated block with O_DIRECT, see rawfile.h) or a collective MPI-IO write through netCDF/HDF5
+ * (always for deflated output), whose writeback then starts in the background. The file is
+ * written as DST/merged_output.nc4.partial and renamed when complete; at every checkpoint
+ * (synced file) a sidecar DST/merged_output.nc4.partial.done lists the elements on disk, so a
+ * killed run can resume.
  */
 #ifndef AXIBULK_REPACK_H
 #define AXIBULK_REPACK_H
@@ -25,6 +28,13 @@
 extern "C" {
 #endif
 
+/** How slabs reach the file. */
+typedef enum axb_repack_write {
+    AXB_REPACK_WRITE_AUTO = 0,   /**< direct for contiguous storage, collective for deflate */
+    AXB_REPACK_WRITE_COLLECTIVE, /**< collective MPI-IO writes through netCDF/HDF5 */
+    AXB_REPACK_WRITE_DIRECT      /**< each rank writes its range into the dataset's block (O_DIRECT) */
+} axb_repack_write;
+
 typedef struct axb_repack_opts {
     const char *src;            /**< original-layout database folder */
     const char *dst;            /**< output folder; receives merged_output.nc4 */
@@ -38,13 +48,18 @@ typedef struct axb_repack_opts {
      *  --resume (a kill loses at most this much work). 0: after every slab. Between checkpoints
      *  the written slabs go to disk in the background while the next slabs are read. */
     double checkpoint_seconds;
+    axb_repack_write write_mode;
 } axb_repack_opts;
 
 typedef struct axb_repack_result {
     int64_t elements, elements_written; /**< all elements; written by this run (not resumed) */
     int64_t bytes_in, bytes_out;        /**< size of the source files, of the output file */
-    double seconds, read_mb_s, write_mb_s;
+    double seconds;
+    double read_mb_s, write_mb_s;       /**< source MB per second of reading, output MB per second
+                                             of writing (all ranks, over rank 0's time in each) */
     bool verified;
+    axb_repack_write write_mode;        /**< the mode used: collective or direct */
+    bool page_cache_bypassed;           /**< direct mode got O_DIRECT from the file system */
 } axb_repack_result;
 
 /** Runs the conversion (collective). Refuses strain-only input, an existing output without force

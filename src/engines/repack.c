@@ -18,6 +18,7 @@
 
 #include "axibulk/timefmt.h"
 #include "axibulk/db.h"
+#include "axibulk/rawfile.h"
 #include "axibulk/repack.h"
 
 static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *path)
@@ -107,13 +108,21 @@ static void start_writeback(int fd)
 #endif
 }
 
-/* Collective: the data written so far reach the disk (nc_sync), then rank 0 records every
- * element any rank has finished (done[] of all ranks OR-ed). */
-static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, const char *partial, const char *done_path,
-                             int64_t nelem, int deflate, uint8_t *done, axb_error *err)
+/* Collective: the data written so far reach the disk (nc_sync, or for direct writes the end of
+ * the open stream and fdatasync), then rank 0 records every element any rank has finished
+ * (done[] of all ranks OR-ed). */
+static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, axb_rawfile *rf, const char *partial,
+                             const char *done_path, int64_t nelem, int deflate, uint8_t *done, axb_error *err)
 {
-    int rc = nc_sync(ncid);
-    axb_status st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "sync", partial), err);
+    axb_status st = AXB_OK;
+    if (rf) {
+        st = axb_rawfile_end(rf, err);
+        if (!st) st = axb_rawfile_sync(rf, err);
+    } else {
+        int rc = nc_sync(ncid);
+        if (rc != NC_NOERR) st = nc_fail(rc, err, "sync", partial);
+    }
+    st = agree(comm, st, err);
     if (st) return st;
     for (int64_t off = 0; off < nelem; off += 1 << 30) {
         const int cnt = (int)(nelem - off < (1 << 30) ? nelem - off : (1 << 30));
@@ -174,6 +183,9 @@ static axb_status define_file(int src, int dst, const axb_db_info *in, int defla
     /* Instaseis' axis order (elements, nvars, jpol, ipol, snapshots); jpol is the ξ index */
     const int dims[5] = {d_elem, d_nvars, d_jpol, d_ipol, d_snap};
     NC_TRY(nc_def_var(dst, "MergedSnapshots", NC_FLOAT, 5, dims, &o->merged), "MergedSnapshots", path);
+    /* every element is written: filling first would write the whole file twice (parallel HDF5
+     * allocates the dataset when it is created) */
+    NC_TRY(nc_def_var_fill(dst, o->merged, NC_NOFILL, NULL), "MergedSnapshots fill", path);
     if (deflate < 0) {
         NC_TRY(nc_def_var_chunking(dst, o->merged, NC_CONTIGUOUS, NULL), "MergedSnapshots storage", path);
     } else {
@@ -307,6 +319,10 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     const double t0 = axb_wall_seconds();
     AXB_CHECK(err, o->deflate >= -1 && o->deflate <= 9, AXB_ERR_ARG, "--deflate %d: must be 0..9", o->deflate);
     AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "--memory must be positive");
+    AXB_CHECK(err, !(o->write_mode == AXB_REPACK_WRITE_DIRECT && o->deflate >= 0), AXB_ERR_ARG,
+              "--write-mode direct needs contiguous storage (not --deflate)");
+    /* may still fall back to collective below, when the dataset's block is not where expected */
+    bool direct = o->deflate < 0 && o->write_mode != AXB_REPACK_WRITE_COLLECTIVE;
     axb_db *db = NULL;
     AXB_TRY(axb_db_open(comm, o->src, &db, err));
     const axb_db_info *in = axb_db_get_info(db);
@@ -345,9 +361,20 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
 
     /* the file: structure defined collectively, mesh and STF written by rank 0 */
     out_ids ids = {-1, -1, -1, -1};
-    if (!st) {
-        int rc = o->resume ? nc_open_par(partial, NC_WRITE, comm, MPI_INFO_NULL, &ids.ncid)
-                           : nc_create_par(partial, NC_NETCDF4 | NC_CLOBBER, comm, MPI_INFO_NULL, &ids.ncid);
+    if (!st && !(o->resume && direct)) {
+        int rc;
+        if (o->resume) {
+            rc = nc_open_par(partial, NC_WRITE, comm, MPI_INFO_NULL, &ids.ncid);
+        } else {
+            /* Large objects (the element data) start on a page boundary, as direct writes of
+             * whole pages need. netCDF keeps this setting per process: it is restored at once
+             * (1, 1 is HDF5's default, "no alignment"). */
+            int thr = 1, al = 1;
+            if (nc_get_alignment(&thr, &al) != NC_NOERR || al <= 0) thr = al = 1;
+            nc_set_alignment(1 << 20, AXB_RAWFILE_ALIGN);
+            rc = nc_create_par(partial, NC_NETCDF4 | NC_CLOBBER, comm, MPI_INFO_NULL, &ids.ncid);
+            nc_set_alignment(thr, al);
+        }
         if (rc != NC_NOERR)
             st = axb_error_set(err, AXB_ERR_IO, "%s: cannot %s: %s%s", partial, o->resume ? "open" : "create",
                                nc_strerror(rc), o->resume ? " (damaged by the kill? start again with --force)" : "");
@@ -378,12 +405,43 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         }
         if (src >= 0) nc_close(src);
         st = agree(comm, st, err);
-    } else if (!st) {
+    } else if (!st && !direct) {
         int rc = nc_inq_varid(ids.ncid, "MergedSnapshots", &ids.merged);
         if (rc != NC_NOERR) st = nc_fail(rc, err, "MergedSnapshots", partial);
         st = agree(comm, st, err);
     }
-    if (!st) {
+
+    /* Direct: the structure is complete and closed; the element data go straight into the
+     * dataset's block, allocated when it was defined (parallel HDF5 allocates early; no fill). */
+    int64_t data_offset = 0;
+    if (!st && direct && ids.ncid >= 0) {
+        int rc = nc_close(ids.ncid);
+        ids.ncid = -1;
+        st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "close after definitions", partial), err);
+    }
+    if (!st && direct) {
+        int64_t ext[2] = {0, 0};
+        if (rank == 0) {
+            st = axb_h5_contiguous_extent(partial, "/MergedSnapshots", &ext[0], &ext[1], err);
+            if (st == AXB_ERR_FORMAT || st == AXB_ERR_IO)
+                axb_error_prefix(err, "cannot %s", o->resume ? "resume (damaged by the kill? start again with --force)" : "write");
+            /* anything unexpected in where HDF5 put the block: write collectively after all */
+            if (st == AXB_ERR_UNSUPPORTED || (!st && (ext[1] != nelem * block_bytes || ext[0] % (int64_t)sizeof(float)))) {
+                ext[0] = -1;
+                st = AXB_OK;
+            }
+        }
+        st = share(comm, rank, st, err);
+        MPI_Bcast(ext, 2, MPI_INT64_T, 0, comm);
+        data_offset = ext[0];
+        if (!st && data_offset < 0) {
+            direct = false;
+            int rc = nc_open_par(partial, NC_WRITE, comm, MPI_INFO_NULL, &ids.ncid);
+            if (rc == NC_NOERR) rc = nc_inq_varid(ids.ncid, "MergedSnapshots", &ids.merged);
+            st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "reopen", partial), err);
+        }
+    }
+    if (!st && !direct) {
         int rc = nc_var_par_access(ids.ncid, ids.merged, NC_COLLECTIVE);
         if (rc != NC_NOERR) st = nc_fail(rc, err, "collective access", partial);
         st = agree(comm, st, err);
@@ -398,10 +456,14 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     if (per < 1) per = 1;
     int64_t nslabs = 0, max_slabs = 0;
     const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
+    axb_rawfile *rf = NULL;
     if (!st) {
         slabs = malloc((size_t)((hi - lo) / per + (hi - lo) + 1) * sizeof *slabs);
-        buf = malloc((size_t)per * (size_t)block_bytes);
-        if (!slabs || !buf) st = axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)", (long long)per);
+        if (direct) /* the writer's buffer, read into directly: no copy */
+            st = axb_rawfile_open(partial, (size_t)(per * block_bytes), true, &rf, err);
+        else if (!(buf = malloc((size_t)per * (size_t)block_bytes)))
+            st = axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)", (long long)per);
+        if (!slabs && !st) st = axb_error_set(err, AXB_ERR_NOMEM, "slab list");
         for (int64_t e = lo; !st && e < hi;) {
             if (done[e]) {
                 e++;
@@ -419,31 +481,48 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     for (int64_t k = 0; k < nslabs; k++) todo_local += slabs[k].count;
     MPI_Allreduce(&todo_local, &todo, 1, MPI_INT64_T, MPI_SUM, comm);
     double t_read = 0, t_write = 0, last = axb_wall_seconds(), last_ckpt = last;
+    const double in_per_elem = nelem ? (double)in->total_bytes / (double)nelem : 0; /* source bytes */
     /* Slabs are not synced one by one: sync_file_range starts the writeback of what a slab
      * wrote and returns, so the disk takes it while the next slab is read. At a checkpoint (every
      * checkpoint_seconds, and after the last slab) the file is synced and only then are the
      * slabs since the previous one recorded as done: the record never names data not on disk. */
-    const int wfd = st ? -1 : open(partial, O_RDONLY);
+    const int wfd = st || direct ? -1 : open(partial, O_RDONLY);
+    int64_t stream_next = -1; /* direct: the element the open stream continues with */
     for (int64_t k = 0; k < max_slabs && !st; k++) {
         slab s = k < nslabs ? slabs[k] : (slab){0, 0};
         double ta = axb_wall_seconds();
         axb_status ls = AXB_OK;
-        if (s.count) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, buf, err);
+        float *dst = buf;
+        if (direct && s.count) {
+            if (s.start != stream_next) ls = axb_rawfile_begin(rf, data_offset + s.start * block_bytes, err);
+            size_t head = 0;
+            dst = (float *)(void *)((char *)axb_rawfile_buffer(rf, &head) + head);
+        }
+        if (s.count && !ls) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, dst, err);
         double tb = axb_wall_seconds();
         st = agree(comm, ls, err);
         if (st) break;
-        const size_t start[5] = {(size_t)s.start, 0, 0, 0, 0};
-        const size_t count[5] = {(size_t)s.count, (size_t)in->nvars, (size_t)in->npol + 1, (size_t)in->npol + 1, (size_t)in->ndumps};
-        int rc = nc_put_vara_float(ids.ncid, ids.merged, start, count, buf);
-        st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "write", partial), err);
+        if (direct) {
+            /* every rank writes its own range; they stay in step through agree() */
+            if (s.count) ls = axb_rawfile_put(rf, (size_t)(s.count * block_bytes), err);
+            if (!axb_rawfile_is_direct(rf)) axb_rawfile_start_writeback(rf);
+            stream_next = s.start + s.count;
+            st = agree(comm, ls, err);
+        } else {
+            const size_t start[5] = {(size_t)s.start, 0, 0, 0, 0};
+            const size_t count[5] = {(size_t)s.count, (size_t)in->nvars, (size_t)in->npol + 1, (size_t)in->npol + 1, (size_t)in->ndumps};
+            int rc = nc_put_vara_float(ids.ncid, ids.merged, start, count, buf);
+            st = agree(comm, rc == NC_NOERR ? AXB_OK : nc_fail(rc, err, "write", partial), err);
+            start_writeback(wfd);
+        }
         if (st) break;
-        start_writeback(wfd);
         memset(done + s.start, 1, (size_t)s.count); /* on this rank; recorded at the checkpoint */
         double tc = axb_wall_seconds();
         int ck = k + 1 == max_slabs || tc - last_ckpt >= o->checkpoint_seconds, any = 0;
         MPI_Allreduce(&ck, &any, 1, MPI_INT, MPI_MAX, comm);
         if (any) {
-            st = checkpoint(comm, rank, ids.ncid, partial, done_path, nelem, o->deflate, done, err);
+            st = checkpoint(comm, rank, ids.ncid, rf, partial, done_path, nelem, o->deflate, done, err);
+            stream_next = -1; /* the checkpoint ended the stream */
             last_ckpt = tc = axb_wall_seconds();
         }
         t_read += tb - ta;
@@ -453,17 +532,22 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         MPI_Allreduce(&n_here, &n_all, 1, MPI_INT64_T, MPI_SUM, comm);
         written += n_all;
         if (o->progress && rank == 0 && progress && (tc - last >= 5.0 || (k + 1 == max_slabs && tc - t0 > 5.0))) {
+            /* all ranks' elements over rank 0's time in each phase; read in input bytes */
             const double el = tc - t0, mb = (double)written * (double)block_bytes / 1e6;
+            const double mb_in = (double)written * in_per_elem / 1e6;
             char eta[32];
             axb_format_duration(el / (double)written * (double)(todo - written), eta, sizeof eta);
             fprintf(progress, "repack: %lld/%lld elements (%.1f %%), read %.1f MB/s, written %.1f MB/s, ETA %s\n",
                     (long long)written, (long long)todo, 100.0 * (double)written / (double)(todo ? todo : 1),
-                    mb / (t_read > 0 ? t_read : 1e-9) * size, mb / (t_write > 0 ? t_write : 1e-9), eta);
+                    mb_in / (t_read > 0 ? t_read : 1e-9), mb / (t_write > 0 ? t_write : 1e-9), eta);
             fflush(progress);
             last = tc;
         }
     }
     if (wfd >= 0) close(wfd);
+    res->write_mode = direct ? AXB_REPACK_WRITE_DIRECT : AXB_REPACK_WRITE_COLLECTIVE;
+    if (rf) res->page_cache_bypassed = axb_rawfile_is_direct(rf);
+    axb_rawfile_close(&rf);
     if (ids.ncid >= 0) {
         int rc = nc_close(ids.ncid);
         if (!st && rc != NC_NOERR) st = nc_fail(rc, err, "close", partial);
@@ -485,7 +569,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         res->bytes_in = in->total_bytes;
         res->bytes_out = file_size(final);
         res->seconds = secs;
-        res->read_mb_s = t_read > 0 ? (double)written * (double)block_bytes / 1e6 / t_read * size : 0;
+        res->read_mb_s = t_read > 0 ? (double)written * in_per_elem / 1e6 / t_read : 0;
         res->write_mb_s = t_write > 0 ? (double)written * (double)block_bytes / 1e6 / t_write : 0;
     }
     axb_db_close(&db);

@@ -1,0 +1,195 @@
+/* Direct (O_DIRECT) streams into a pre-allocated file region; see axibulk/rawfile.h. */
+#define _GNU_SOURCE /* O_DIRECT, sync_file_range */
+#include "axibulk/rawfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "axibulk/db.h" /* AXB_PATH_MAX */
+#include "io/h5util.h"
+
+#define ALIGN ((int64_t)AXB_RAWFILE_ALIGN)
+
+struct axb_rawfile {
+    char path[AXB_PATH_MAX];
+    int fd_direct;     /* O_DIRECT where allowed, else a second plain descriptor */
+    int fd_plain;      /* the stream's shared first and last pages */
+    bool direct;
+    unsigned char *buf; /* capacity + 2 pages, page aligned */
+    size_t capacity;
+    /* the open stream: buf[0..carry) holds file bytes [pos - carry, pos); pos - carry is page
+     * aligned. Bytes before `start` in the first page are not the stream's (foreign). */
+    bool open;
+    int64_t start, pos;
+    size_t carry;
+    int64_t n_direct, n_plain;
+};
+
+static int64_t align_down(int64_t x) { return x / ALIGN * ALIGN; }
+
+axb_status axb_rawfile_open(const char *path, size_t capacity, bool direct, axb_rawfile **out, axb_error *err)
+{
+    *out = NULL;
+    axb_rawfile *f = calloc(1, sizeof *f);
+    if (!f) return axb_error_set(err, AXB_ERR_NOMEM, "%s: raw writer", path);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->fd_direct = f->fd_plain = -1;
+    f->capacity = capacity;
+    if (posix_memalign((void **)&f->buf, (size_t)ALIGN, capacity + 2 * (size_t)ALIGN) != 0) {
+        free(f);
+        return axb_error_set(err, AXB_ERR_NOMEM, "%s: write buffer of %zu bytes", path, capacity);
+    }
+    f->fd_plain = open(path, O_WRONLY);
+    if (f->fd_plain < 0) {
+        axb_status st = axb_error_set(err, AXB_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+        axb_rawfile_close(&f);
+        return st;
+    }
+#ifdef O_DIRECT
+    if (direct) {
+        f->fd_direct = open(path, O_WRONLY | O_DIRECT);
+        f->direct = f->fd_direct >= 0;
+    }
+#else
+    (void)direct;
+#endif
+    if (f->fd_direct < 0) f->fd_direct = f->fd_plain;
+    *out = f;
+    return AXB_OK;
+}
+
+bool axb_rawfile_is_direct(const axb_rawfile *f) { return f->direct; }
+
+static axb_status write_all(axb_rawfile *f, int fd, const unsigned char *p, int64_t off, int64_t len,
+                            axb_error *err)
+{
+    while (len > 0) {
+        const ssize_t n = pwrite(fd, p, (size_t)len, (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path,
+                                 (long long)len, (long long)off, n < 0 ? strerror(errno) : "nothing written");
+        p += n;
+        off += n;
+        len -= n;
+    }
+    return AXB_OK;
+}
+
+axb_status axb_rawfile_begin(axb_rawfile *f, int64_t offset, axb_error *err)
+{
+    if (f->open) AXB_TRY(axb_rawfile_end(f, err));
+    AXB_CHECK(err, offset >= 0, AXB_ERR_INTERNAL, "%s: negative offset %lld", f->path, (long long)offset);
+    f->open = true;
+    f->start = f->pos = offset;
+    f->carry = (size_t)(offset - align_down(offset));
+    return AXB_OK;
+}
+
+void *axb_rawfile_buffer(axb_rawfile *f, size_t *head)
+{
+    *head = f->carry;
+    return f->buf;
+}
+
+axb_status axb_rawfile_put(axb_rawfile *f, size_t len, axb_error *err)
+{
+    AXB_CHECK(err, f->open && len <= f->capacity, AXB_ERR_INTERNAL, "%s: put of %zu bytes (capacity %zu)%s",
+              f->path, len, f->capacity, f->open ? "" : " without a stream");
+    const int64_t base = f->pos - (int64_t)f->carry; /* file offset of buf[0], page aligned */
+    const int64_t end = f->pos + (int64_t)len;
+    /* the first page is shared with whoever owns the bytes before `start` */
+    const int64_t first_own = f->start > base ? base + ALIGN : base;
+    const int64_t direct_end = align_down(end);
+    if (direct_end <= first_own) { /* not one whole page of our own yet: keep carrying */
+        f->pos = end;
+        f->carry += len;
+        return AXB_OK;
+    }
+    if (first_own > base) {
+        AXB_TRY(write_all(f, f->fd_plain, f->buf + (f->start - base), f->start, first_own - f->start, err));
+        f->n_plain += first_own - f->start;
+        f->start = base; /* from now on every byte of the buffer is ours */
+    }
+    AXB_TRY(write_all(f, f->fd_direct, f->buf + (first_own - base), first_own, direct_end - first_own, err));
+    *(f->direct ? &f->n_direct : &f->n_plain) += direct_end - first_own;
+    f->carry = (size_t)(end - direct_end);
+    memmove(f->buf, f->buf + (direct_end - base), f->carry);
+    f->pos = end;
+    return AXB_OK;
+}
+
+axb_status axb_rawfile_end(axb_rawfile *f, axb_error *err)
+{
+    if (!f->open) return AXB_OK;
+    f->open = false;
+    const int64_t base = f->pos - (int64_t)f->carry;
+    const int64_t from = f->start > base ? f->start : base;
+    if (f->pos > from) {
+        AXB_TRY(write_all(f, f->fd_plain, f->buf + (from - base), from, f->pos - from, err));
+        f->n_plain += f->pos - from;
+    }
+    f->carry = 0;
+    return AXB_OK;
+}
+
+axb_status axb_rawfile_sync(axb_rawfile *f, axb_error *err)
+{
+    /* one inode: fdatasync on either descriptor covers the page cache's data and the direct writes */
+    if (fdatasync(f->fd_plain) != 0) return axb_error_set(err, AXB_ERR_IO, "%s: sync: %s", f->path, strerror(errno));
+    return AXB_OK;
+}
+
+void axb_rawfile_start_writeback(axb_rawfile *f)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(f->fd_plain, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)f;
+#endif
+}
+
+void axb_rawfile_counts(const axb_rawfile *f, int64_t *direct_bytes, int64_t *buffered_bytes)
+{
+    *direct_bytes = f->n_direct;
+    *buffered_bytes = f->n_plain;
+}
+
+void axb_rawfile_close(axb_rawfile **pf)
+{
+    axb_rawfile *f = pf ? *pf : NULL;
+    if (!f) return;
+    if (f->fd_direct >= 0 && f->fd_direct != f->fd_plain) close(f->fd_direct);
+    if (f->fd_plain >= 0) close(f->fd_plain);
+    free(f->buf);
+    free(f);
+    *pf = NULL;
+}
+
+axb_status axb_h5_contiguous_extent(const char *path, const char *dataset, int64_t *offset, int64_t *size,
+                                    axb_error *err)
+{
+    hid_t fid = H5I_INVALID_HID;
+    AXB_TRY_CTX(err, h5u_open(path, H5P_DEFAULT, &fid, err), "%s", path);
+    hid_t d = h5u_exists(fid, dataset) ? H5Dopen2(fid, dataset, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (d < 0) {
+        H5Fclose(fid);
+        return axb_error_set(err, AXB_ERR_FORMAT, "%s: no dataset '%s'", path, dataset);
+    }
+    hid_t dcpl = H5Dget_create_plist(d);
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    const haddr_t addr = H5Dget_offset(d);
+    const hsize_t bytes = H5Dget_storage_size(d);
+    H5Dclose(d);
+    H5Fclose(fid);
+    AXB_CHECK(err, layout == H5D_CONTIGUOUS && addr != HADDR_UNDEF, AXB_ERR_UNSUPPORTED,
+              "%s: dataset '%s' is not one contiguous allocated block", path, dataset);
+    *offset = (int64_t)addr;
+    *size = (int64_t)bytes;
+    return AXB_OK;
+}
