@@ -39,6 +39,8 @@ expect_error "no command given"
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "unknown option '--jsn'"      info --jsn x
 expect_error "--checkpoint -1: must be 0 or more seconds" repack "$TMP/nodb" "$TMP/nodst" --checkpoint -1
+expect_error "--write-mode 'fast': expected auto, collective or direct" repack "$TMP/nodb" "$TMP/nodst" --write-mode fast
+expect_error "--write-mode direct needs contiguous storage" repack "$TMP/nodb" "$TMP/nodst" --write-mode direct --deflate 2
 expect_error "write mode 'sometimes'"      extract --db "$TMP/nodb" --pairs x -o y --write-mode sometimes
 expect_error "missing the database folder" info
 
