@@ -285,7 +285,8 @@ static bool same_files(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int mpi_thread_level; /* FUNNELED: only this thread calls MPI; repack has a writer thread */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &mpi_thread_level);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     check_ctx T = {0, 0, 0};
     int size;

@@ -101,7 +101,8 @@ static axb_status repack(const char *src, const char *dst, int deflate, bool for
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int mpi_thread_level; /* FUNNELED: only this thread calls MPI; repack has a writer thread */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &mpi_thread_level);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     check_ctx T = {0, 0, 0};
     MPI_Comm_rank(MPI_COMM_WORLD, &T.rank);

@@ -11,13 +11,16 @@
  *
  * O_DIRECT needs file offsets, lengths and memory aligned to AXB_RAWFILE_ALIGN. A stream hands out
  * its own aligned buffer; the caller fills it after a head of carried-over bytes, and each put
- * writes every whole aligned page with O_DIRECT and carries the partial last page to the next put.
+ * hands every whole aligned page to a helper thread, which writes them with O_DIRECT while the
+ * caller fills the stream's second buffer (so reading and writing overlap), and carries the
+ * partial last page over to that buffer.
  * Pages the stream shares with other writers (its first and last page: other ranks' data, HDF5
  * metadata) are written through the page cache, only the stream's own bytes of them. Several
  * processes may stream into disjoint regions of one file at once.
  *
- * Ownership: the handle owns its buffer and descriptors; axb_rawfile_close frees them. Data are
- * durable only after axb_rawfile_sync.
+ * Ownership: the handle owns its two buffers (2 x capacity), its descriptors and its helper
+ * thread; axb_rawfile_close frees them. A failed background write is reported by the next put,
+ * end or sync. Data are durable only after axb_rawfile_sync. The helper makes no MPI calls.
  */
 #ifndef AXIBULK_RAWFILE_H
 #define AXIBULK_RAWFILE_H
@@ -50,12 +53,13 @@ bool axb_rawfile_is_direct(const axb_rawfile *f);
 /** Starts a stream at file offset @p offset (any alignment). A stream still open is ended first. */
 AXB_NODISCARD axb_status axb_rawfile_begin(axb_rawfile *f, int64_t offset, axb_error *err);
 
-/** The buffer to fill for the next put: the caller writes its bytes at buffer + *head (at most
- *  the capacity given at open). *head is the stream position's distance from a page boundary, so
+/** The buffer to fill for the next put (it changes with every put: ask again each time): the
+ *  caller writes its bytes at buffer + *head (at most the capacity given at open). *head is the stream position's distance from a page boundary, so
  *  data of an element size dividing the offsets stay aligned for their type. */
 void *axb_rawfile_buffer(axb_rawfile *f, size_t *head);
 
-/** Appends the @p len bytes just placed after the head to the stream. */
+/** Appends the @p len bytes just placed after the head to the stream: waits for the previous
+ *  put's pages, then starts writing this one's in the background and returns. */
 AXB_NODISCARD axb_status axb_rawfile_put(axb_rawfile *f, size_t len, axb_error *err);
 
 /** Writes the stream's carried partial page, if any, and ends it. */

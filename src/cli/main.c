@@ -5,7 +5,8 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int mpi_thread_level; /* FUNNELED: only this thread calls MPI; repack has a writer thread */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &mpi_thread_level);
     /* axibulk reports HDF5 failures itself, as one line with context; HDF5's own stack dumps
      * would bury that line under dozens of others. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

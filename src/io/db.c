@@ -135,6 +135,7 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     *out = NULL;
     axb_db *db = calloc(1, sizeof *db);
     if (!db) return axb_error_set(err, AXB_ERR_NOMEM, "database");
+    db->bulk_cache_bytes = (int64_t)64 << 20;
     if (MPI_Comm_dup(comm, &db->comm) != MPI_SUCCESS) {
         free(db);
         return axb_error_set(err, AXB_ERR_MPI, "cannot duplicate the communicator");
@@ -199,6 +200,8 @@ int64_t axb_db_block_floats(const axb_db *db)
     const int64_t np1 = db->info.npol + 1;
     return db->info.nvars * np1 * np1 * db->info.ndumps;
 }
+
+void axb_db_set_bulk_cache(axb_db *db, int64_t bytes) { db->bulk_cache_bytes = bytes > 0 ? bytes : 0; }
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats) { *stats = db->stats; }
 

@@ -44,6 +44,7 @@ struct axb_db {
     double *stf, *stf_d;        /* [ndumps] */
     int npoint_vars;            /* strain_only: per-point variables */
     axb_io_stats stats;
+    int64_t bulk_cache_bytes;   /* see axb_db_set_bulk_cache */
     void *impl;                 /* backend state, owned by the backend */
 };
 

@@ -22,6 +22,9 @@ typedef struct orig_file {
     hid_t fid;
     hid_t dset[NV_MAX];         /* -1 where the run has no such variable */
     int nv;
+    const char *path;
+    h5u_rawchunks *raw[NV_MAX]; /* bulk reads of unfiltered chunks, opened at first use */
+    bool raw_tried[NV_MAX];
 } orig_file;
 
 typedef struct orig_impl {
@@ -157,8 +160,10 @@ static void orig_close(axb_db *db)
     orig_impl *o = db->impl;
     if (!o) return;
     for (int k = 0; k < 4; k++) {
-        for (int v = 0; v < NV_MAX; v++)
+        for (int v = 0; v < NV_MAX; v++) {
+            h5u_rawchunks_close(&o->f[k].raw[v]);
             if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
+        }
         if (o->f[k].fid >= 0) H5Fclose(o->f[k].fid);
     }
     free(o);
@@ -180,6 +185,7 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
         if (!info->has_sim[s]) continue;
         orig_file *f = &o->f[k];
         const char *rel = info->files[k];
+        f->path = info->files[k];
         AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
         const char *names[NV_MAX];
         f->nv = run_vars(info, (axb_sim)s, names);
@@ -203,17 +209,25 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
     return AXB_OK;
 }
 
-/* Reads columns (points) ids[0..nu) (sorted, distinct) of one snapshot variable into
+/* Reads columns (points) ids[0..nu) (sorted, distinct) of snapshot variable v of file f into
  * buf[u][t] (*point_major) or buf[t][u]. */
-static axb_status read_columns(axb_db *db, hid_t dset, int64_t nu, const int64_t *ids,
+static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, const int64_t *ids,
                                axb_io_mode mode, float *buf, bool *point_major, axb_error *err)
 {
     int64_t bytes = 0, calls = 0;
     const int axis = db->info.transposed ? 0 : 1;
+    const hid_t dset = f->dset[v];
     if (mode == AXB_IO_INDEPENDENT) {
-        /* bulk reads (repack) cover most of the chunks they touch: read them whole */
+        /* bulk reads (repack) cover most of the chunks they touch: read them whole, from the
+         * file directly where they are stored plainly, else through HDF5 */
         bool used = false;
-        AXB_TRY(h5u_read_cols_by_chunk(dset, axis, nu, ids, 0.25, buf, &used, &bytes, &calls, err));
+        if (!f->raw_tried[v]) {
+            f->raw_tried[v] = true;
+            const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1);
+            AXB_TRY(h5u_rawchunks_open(dset, f->path, axis, cache, &f->raw[v], err));
+        }
+        if (f->raw[v]) AXB_TRY(h5u_rawchunks_read_cols(f->raw[v], nu, ids, 0.25, buf, &used, &bytes, &calls, err));
+        if (!used) AXB_TRY(h5u_read_cols_by_chunk(dset, axis, nu, ids, 0.25, buf, &used, &bytes, &calls, err));
         if (used) {
             *point_major = true;
             db->stats.read_calls += calls;
@@ -247,7 +261,7 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
             if (o->f[k].dset[v] < 0) {
                 memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
             } else {
-                st = read_columns(db, o->f[k].dset[v], nu, uniq, mode, col, &pm, err);
+                st = read_columns(db, &o->f[k], v, nu, uniq, mode, col, &pm, err);
                 if (st) {
                     axb_error_prefix(err, "%s", info->files[k]);
                     break;

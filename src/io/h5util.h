@@ -55,4 +55,20 @@ axb_status h5u_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bo
 axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
 
+/* Whole chunks of an unfiltered, chunked 2-D little-endian float dataset (all of the other axis
+ * in each chunk) read straight from the file @p path: HDF5 only says where each chunk is; runs of
+ * chunks adjacent on disk are read with one pread each (at most 8 MB, O_DIRECT where allowed).
+ * *out stays NULL when the dataset does not qualify (filters, other types or chunk shapes).
+ * Chunks read are kept (least recently used replaced) in @p cache_bytes, since bulk reads of
+ * neighbouring elements want them again. The reader keeps @p dset (not owned), an 8 MB buffer
+ * and the cache. */
+typedef struct h5u_rawchunks h5u_rawchunks;
+axb_status h5u_rawchunks_open(hid_t dset, const char *path, int axis, int64_t cache_bytes, h5u_rawchunks **out,
+                              axb_error *err);
+/* As h5u_read_cols_by_chunk (same *used rule; also false when a touched chunk is not stored
+ * whole and unfiltered, e.g. never written). */
+axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int64_t n, const int64_t *ids, double min_fill, float *buf,
+                                   bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
+void h5u_rawchunks_close(h5u_rawchunks **r);
+
 #endif
