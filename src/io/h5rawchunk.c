@@ -22,6 +22,7 @@
 
 struct h5u_rawchunks {
     hid_t dset;            /* not owned */
+    char *path;
     int fd;
     bool direct;
     int axis, other;
@@ -43,6 +44,7 @@ void h5u_rawchunks_close(h5u_rawchunks **pr)
     h5u_rawchunks *r = pr ? *pr : NULL;
     if (!r) return;
     if (r->fd >= 0) close(r->fd);
+    free(r->path);
     free(r->addr);
     free(r->gbuf);
     free(r->slots);
@@ -71,6 +73,7 @@ axb_status h5u_rawchunks_open(hid_t dset, const char *path, int axis, int64_t ca
     if (!r) return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk reader");
     r->dset = dset;
     r->fd = -1;
+    r->path = strdup(path);
     r->axis = axis;
     r->other = 1 - axis;
     r->cp = (int64_t)cdims[axis];
@@ -80,7 +83,7 @@ axb_status h5u_rawchunks_open(hid_t dset, const char *path, int axis, int64_t ca
     r->chunk_bytes = r->cp * r->nt * (int64_t)sizeof(float); /* edge chunks are stored whole too */
     r->gcap = r->chunk_bytes > RC_GROUP_MAX ? r->chunk_bytes : RC_GROUP_MAX;
     r->addr = malloc((size_t)r->nchunks * sizeof *r->addr);
-    if (!r->addr || posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) {
+    if (!r->addr || !r->path || posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) {
         h5u_rawchunks_close(&r);
         return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk reader buffer");
     }
@@ -143,6 +146,16 @@ static axb_status read_span(h5u_rawchunks *r, int64_t off, int64_t len, const un
     while (got < off + len - a) {
         const ssize_t n = pread(r->fd, r->gbuf + got, (size_t)(want - got), (off_t)(a + got));
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINVAL && r->direct) {
+            /* O_DIRECT accepted at open, refused at read time (stricter alignment): read through
+             * the page cache from now on */
+            const int fd = open(r->path, O_RDONLY);
+            if (fd < 0) return axb_error_set(err, AXB_ERR_IO, "cannot open for reading: %s", strerror(errno));
+            close(r->fd);
+            r->fd = fd;
+            r->direct = false;
+            return read_span(r, off, len, at, err);
+        }
         if (n < 0) return axb_error_set(err, AXB_ERR_IO, "read of %lld bytes at offset %lld: %s", (long long)len, (long long)off, strerror(errno));
         if (n == 0) return axb_error_set(err, AXB_ERR_FORMAT, "truncated: chunk data end at offset %lld, after the file's end", (long long)(off + len));
         got += n;

@@ -19,10 +19,11 @@
  * buffer: the disk reads and writes at once (measured: a direct write beside a sequential read
  * of the same disk slows neither to the sum of their times). */
 typedef struct page_write {
-    int fd;
+    int fd, fd_plain;
     const unsigned char *p;
     int64_t off, len;
-    int errno_; /* 0, or why the write stopped */
+    int errno_;      /* 0, or why the write stopped */
+    bool fell_back;  /* O_DIRECT was refused at write time (EINVAL): written through the cache */
 } page_write;
 
 struct axb_rawfile {
@@ -109,6 +110,12 @@ static void *page_writer(void *arg)
 {
     page_write *w = arg;
     w->errno_ = pwrite_all(w->fd, w->p, w->off, w->len);
+    /* Some file systems accept O_DIRECT at open and refuse it at write time (alignment rules
+     * stricter than a page): the same bytes go through the page cache. */
+    if (w->errno_ == EINVAL && w->fd != w->fd_plain) {
+        w->fell_back = true;
+        w->errno_ = pwrite_all(w->fd_plain, w->p, w->off, w->len);
+    }
     return NULL;
 }
 
@@ -116,6 +123,11 @@ static void *page_writer(void *arg)
 static axb_status job_done(axb_rawfile *f, axb_error *err)
 {
     const page_write *w = &f->job;
+    if (w->fell_back && f->fd_direct != f->fd_plain) { /* from now on through the page cache */
+        close(f->fd_direct);
+        f->fd_direct = f->fd_plain;
+        f->direct = false;
+    }
     if (w->errno_) return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path,
                                         (long long)w->len, (long long)w->off, strerror(w->errno_));
     *(f->direct ? &f->n_direct : &f->n_plain) += w->len;
@@ -171,7 +183,7 @@ axb_status axb_rawfile_put(axb_rawfile *f, size_t len, axb_error *err)
     unsigned char *next = f->buf == f->bufs[0] ? f->bufs[1] : f->bufs[0];
     f->carry = (size_t)(end - direct_end);
     memcpy(next, f->buf + (direct_end - base), f->carry);
-    f->job = (page_write){f->fd_direct, f->buf + (first_own - base), first_own, direct_end - first_own, 0};
+    f->job = (page_write){f->fd_direct, f->fd_plain, f->buf + (first_own - base), first_own, direct_end - first_own, 0, false};
     f->pos = end;
     f->buf = next;
     if (pthread_create(&f->thread, NULL, page_writer, &f->job) == 0) {
