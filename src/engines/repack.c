@@ -489,8 +489,9 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     const double t_data = axb_wall_seconds();
     double t_phase = 0, last = t_data, last_ckpt = last;
     const double in_per_elem = nelem ? (double)in->total_bytes / (double)nelem : 0; /* source bytes */
-    /* Slabs are not synced one by one: sync_file_range starts the writeback of what a slab
-     * wrote and returns, so the disk takes it while the next slab is read. At a checkpoint (every
+    /* Slabs are not synced one by one: direct writes of a slab run in rawfile's helper thread,
+     * collective ones are followed by sync_file_range, which starts their writeback and returns;
+     * either way the disk takes a slab while the next is read. At a checkpoint (every
      * checkpoint_seconds, and after the last slab) the file is synced and only then are the
      * slabs since the previous one recorded as done: the record never names data not on disk. */
     const int wfd = st || direct ? -1 : open(partial, O_RDONLY);
