@@ -49,7 +49,7 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     const axb_opt opts[] = {
         {"contiguous", 0, AXB_OPT_FLAG, &contiguous, NULL, "no chunking, no compression: fastest for MPI-IO (default)"},
         {"deflate", 0, AXB_OPT_INT, &deflate, "N", "one chunk per element, shuffle + deflate level N (0-9): smaller"},
-        {"memory", 0, AXB_OPT_STRING, &memory, "SIZE", "element data in flight per rank (default 1G)"},
+        {"memory", 0, AXB_OPT_STRING, &memory, "SIZE", "per rank: half for slabs in flight, half for source chunks kept between slabs (default 1G)"},
         {"checkpoint", 0, AXB_OPT_DOUBLE, &checkpoint, "S", "seconds between syncs that record finished elements for --resume (default 10; 0: every slab)"},
         {"write-mode", 0, AXB_OPT_STRING, &write_mode, "M", "auto (default: direct for contiguous output, else collective), collective (MPI-IO through HDF5) or direct (each rank writes its range with O_DIRECT)"},
         {"resume", 0, AXB_OPT_FLAG, &resume, NULL, "continue a killed run from DST/merged_output.nc4.partial"},
