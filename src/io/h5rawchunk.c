@@ -203,10 +203,7 @@ axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int64_t n, const int64_t *i
     *bytes = *calls = 0;
     if (n == 0) return AXB_OK;
     const int64_t cp = r->cp, cb = r->chunk_bytes;
-    int64_t touched = 0;
-    for (int64_t a = 0; a < n; a++)
-        if (a == 0 || ids[a] / cp != ids[a - 1] / cp) touched++;
-    if ((double)n < min_fill * (double)(touched * cp)) return AXB_OK;
+    if (!h5u_chunks_dense(n, ids, cp, min_fill)) return AXB_OK;
     /* every chunk must be stored plainly before anything is read */
     int64_t addr;
     for (int64_t a = 0; a < n; a++)

@@ -306,6 +306,25 @@ done:
     return st;
 }
 
+bool h5u_chunks_dense(int64_t n, const int64_t *ids, int64_t cp, double min_fill)
+{
+    int64_t touched = 0;
+    for (int64_t a = 0; a < n; a++)
+        if (a == 0 || ids[a] / cp != ids[a - 1] / cp) touched++;
+    return (double)n >= min_fill * (double)(touched * cp);
+}
+
+bool h5u_contiguous_offset(hid_t dset, int64_t *offset)
+{
+    hid_t dcpl = H5Dget_create_plist(dset);
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    const haddr_t addr = H5Dget_offset(dset);
+    if (layout != H5D_CONTIGUOUS || addr == HADDR_UNDEF) return false;
+    *offset = (int64_t)addr;
+    return true;
+}
+
 axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
@@ -324,10 +343,7 @@ axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t
         return AXB_OK;
     }
     const int64_t cp = (int64_t)cdims[axis], nt = (int64_t)dims[other], np = (int64_t)dims[axis];
-    int64_t touched = 0;
-    for (int64_t a = 0; a < n; a++)
-        if (a == 0 || ids[a] / cp != ids[a - 1] / cp) touched++;
-    if ((double)n < min_fill * (double)(touched * cp)) {
+    if (!h5u_chunks_dense(n, ids, cp, min_fill)) {
         H5Sclose(fs);
         return AXB_OK; /* too sparse: whole chunks would read mostly unwanted data */
     }

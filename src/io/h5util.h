@@ -55,6 +55,14 @@ axb_status h5u_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bo
 axb_status h5u_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
 
+/* True when sorted ids[0..n) fill at least @p min_fill of the chunks of @p cp indices they touch:
+ * the rule for reading whole chunks (h5u_read_cols_by_chunk, h5u_rawchunks_read_cols). */
+bool h5u_chunks_dense(int64_t n, const int64_t *ids, int64_t cp, double min_fill);
+
+/* File offset of dataset @p dset's storage when it is one contiguous, allocated block; false
+ * (and *offset untouched) otherwise. */
+bool h5u_contiguous_offset(hid_t dset, int64_t *offset);
+
 /* Whole chunks of an unfiltered, chunked 2-D little-endian float dataset (all of the other axis
  * in each chunk) read straight from the file @p path: HDF5 only says where each chunk is; runs of
  * chunks adjacent on disk are read with one pread each (at most 8 MB, O_DIRECT where allowed).

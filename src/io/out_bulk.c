@@ -220,11 +220,8 @@ static axb_status write_seis_attrs(axb_output *o, const axb_output_desc *d, hid_
  * H5Dwrite would still make collective metadata calls. */
 static axb_status direct_target(axb_output *o, bulk_impl *b, axb_error *err)
 {
-    hid_t dcpl = H5Dget_create_plist(b->seis);
-    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-    if (dcpl >= 0) H5Pclose(dcpl);
-    const haddr_t addr = H5Dget_offset(b->seis);
-    AXB_CHECK(err, layout == H5D_CONTIGUOUS && addr != HADDR_UNDEF, AXB_ERR_ARG,
+    int64_t addr = 0;
+    AXB_CHECK(err, h5u_contiguous_offset(b->seis, &addr), AXB_ERR_ARG,
               "dataset 'seismograms' is not one contiguous allocated block");
     hid_t fapl = H5Fget_access_plist(o->file);
     void *handle = NULL;

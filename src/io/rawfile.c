@@ -97,13 +97,17 @@ static int pwrite_all(int fd, const unsigned char *p, int64_t off, int64_t len)
     return 0;
 }
 
+static axb_status write_failed(const axb_rawfile *f, int64_t off, int64_t len, int e, axb_error *err)
+{
+    return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path, (long long)len,
+                         (long long)off, strerror(e));
+}
+
 static axb_status write_all(axb_rawfile *f, int fd, const unsigned char *p, int64_t off, int64_t len,
                             axb_error *err)
 {
     const int e = pwrite_all(fd, p, off, len);
-    if (e) return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path,
-                                (long long)len, (long long)off, strerror(e));
-    return AXB_OK;
+    return e ? write_failed(f, off, len, e, err) : AXB_OK;
 }
 
 static void *page_writer(void *arg)
@@ -128,8 +132,7 @@ static axb_status job_done(axb_rawfile *f, axb_error *err)
         f->fd_direct = f->fd_plain;
         f->direct = false;
     }
-    if (w->errno_) return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path,
-                                        (long long)w->len, (long long)w->off, strerror(w->errno_));
+    if (w->errno_) return write_failed(f, w->off, w->len, w->errno_, err);
     *(f->direct ? &f->n_direct : &f->n_plain) += w->len;
     return AXB_OK;
 }
@@ -255,16 +258,12 @@ axb_status axb_h5_contiguous_extent(const char *path, const char *dataset, int64
         H5Fclose(fid);
         return axb_error_set(err, AXB_ERR_FORMAT, "%s: no dataset '%s'", path, dataset);
     }
-    hid_t dcpl = H5Dget_create_plist(d);
-    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-    if (dcpl >= 0) H5Pclose(dcpl);
-    const haddr_t addr = H5Dget_offset(d);
-    const hsize_t bytes = H5Dget_storage_size(d);
+    const bool contiguous = h5u_contiguous_offset(d, offset);
+    const int64_t bytes = (int64_t)H5Dget_storage_size(d);
     H5Dclose(d);
     H5Fclose(fid);
-    AXB_CHECK(err, layout == H5D_CONTIGUOUS && addr != HADDR_UNDEF, AXB_ERR_UNSUPPORTED,
-              "%s: dataset '%s' is not one contiguous allocated block", path, dataset);
-    *offset = (int64_t)addr;
-    *size = (int64_t)bytes;
+    AXB_CHECK(err, contiguous, AXB_ERR_UNSUPPORTED, "%s: dataset '%s' is not one contiguous allocated block", path,
+              dataset);
+    *size = bytes;
     return AXB_OK;
 }
