@@ -133,6 +133,15 @@ int64_t axb_db_block_floats(const axb_db *db);
 AXB_NODISCARD axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems,
                                               axb_io_mode mode, float *out, axb_error *err);
 
+/**
+ * A hint for bulk reads: starts reading, in the background, what a following
+ * axb_db_read_elements(db, n, elems, AXB_IO_INDEPENDENT, ...) will need, so that the caller's
+ * work on an earlier request overlaps the reads of the next. Effective for the original layout
+ * with unfiltered chunks and a bulk cache (axb_db_set_bulk_cache) of at least twice the request's
+ * chunks; a no-op elsewhere. Not collective; the data read count in the I/O statistics now.
+ */
+AXB_NODISCARD axb_status axb_db_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
+
 /** Number of per-point variables of a strain_only database (6 per run: dsus dsuz dpup dsup dzup
  *  trace, absent ones read as zero). */
 int axb_db_point_vars(const axb_db *db);

@@ -505,6 +505,9 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
             size_t head = 0;
             dst = (float *)(void *)((char *)axb_rawfile_buffer(rf, &head) + head);
         }
+        /* the next slab's chunks are read in the background while this one is transposed */
+        if (k == 0 && s.count) ls = axb_db_prefetch_elements(db, s.count, order + s.start, err);
+        if (k + 1 < nslabs && !ls) ls = axb_db_prefetch_elements(db, slabs[k + 1].count, order + slabs[k + 1].start, err);
         if (s.count && !ls) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, dst, err);
         st = agree(comm, ls, err);
         if (st) break;

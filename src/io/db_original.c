@@ -13,6 +13,8 @@
 #include "io/h5util.h"
 
 #define NV_MAX 6
+/* bulk reads take whole chunks when the request fills at least this share of those it touches */
+#define BULK_MIN_FILL 0.25
 
 static const char *const displ_names[3] = {"disp_s", "disp_p", "disp_z"};
 static const char *const strain_names[NV_MAX] = {"strain_dsus", "strain_dsuz", "strain_dpup",
@@ -23,8 +25,9 @@ typedef struct orig_file {
     hid_t dset[NV_MAX];         /* -1 where the run has no such variable */
     int nv;
     const char *path;
-    h5u_rawchunks *raw[NV_MAX]; /* bulk reads of unfiltered chunks, opened at first use */
-    bool raw_tried[NV_MAX];
+    h5u_rawchunks *raw;         /* bulk reads of unfiltered chunks, opened at first use */
+    int raw_idx[NV_MAX];        /* each variable's number in raw, -1: through HDF5 */
+    bool raw_tried;
 } orig_file;
 
 typedef struct orig_impl {
@@ -160,10 +163,9 @@ static void orig_close(axb_db *db)
     orig_impl *o = db->impl;
     if (!o) return;
     for (int k = 0; k < 4; k++) {
-        for (int v = 0; v < NV_MAX; v++) {
-            h5u_rawchunks_close(&o->f[k].raw[v]);
+        h5u_rawchunks_close(&o->f[k].raw);
+        for (int v = 0; v < NV_MAX; v++)
             if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
-        }
         if (o->f[k].fid >= 0) H5Fclose(o->f[k].fid);
     }
     free(o);
@@ -209,6 +211,25 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
     return AXB_OK;
 }
 
+/* The file's raw chunk reader, at the first bulk read: one for all its variables, given their
+ * share of the bulk cache; none when no variable qualifies. */
+static axb_status raw_reader(axb_db *db, orig_file *f, axb_error *err)
+{
+    if (f->raw_tried) return AXB_OK;
+    f->raw_tried = true;
+    for (int v = 0; v < NV_MAX; v++) f->raw_idx[v] = -1;
+    const int axis = db->info.transposed ? 0 : 1;
+    const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1) * f->nv;
+    AXB_TRY(h5u_rawchunks_open(f->path, cache, &f->raw, err));
+    bool any = false;
+    for (int v = 0; v < f->nv; v++) {
+        if (f->dset[v] >= 0) AXB_TRY(h5u_rawchunks_add(f->raw, f->dset[v], axis, &f->raw_idx[v], err));
+        any = any || f->raw_idx[v] >= 0;
+    }
+    if (!any) h5u_rawchunks_close(&f->raw);
+    return AXB_OK;
+}
+
 /* Reads columns (points) ids[0..nu) (sorted, distinct) of snapshot variable v of file f into
  * buf[u][t] (*point_major) or buf[t][u]. */
 static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, const int64_t *ids,
@@ -221,13 +242,10 @@ static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, cons
         /* bulk reads (repack) cover most of the chunks they touch: read them whole, from the
          * file directly where they are stored plainly, else through HDF5 */
         bool used = false;
-        if (!f->raw_tried[v]) {
-            f->raw_tried[v] = true;
-            const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1);
-            AXB_TRY(h5u_rawchunks_open(dset, f->path, axis, cache, &f->raw[v], err));
-        }
-        if (f->raw[v]) AXB_TRY(h5u_rawchunks_read_cols(f->raw[v], nu, ids, 0.25, buf, &used, &bytes, &calls, err));
-        if (!used) AXB_TRY(h5u_read_cols_by_chunk(dset, axis, nu, ids, 0.25, buf, &used, &bytes, &calls, err));
+        AXB_TRY(raw_reader(db, f, err));
+        if (f->raw)
+            AXB_TRY(h5u_rawchunks_read_cols(f->raw, f->raw_idx[v], nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
+        if (!used) AXB_TRY(h5u_read_cols_by_chunk(dset, axis, nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
         if (used) {
             *point_major = true;
             db->stats.read_calls += calls;
@@ -242,6 +260,22 @@ static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, cons
     return AXB_OK;
 }
 
+/* Starts the raw reads of points ids[0..nu) of every file (bulk reads only). */
+static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, axb_error *err)
+{
+    orig_impl *o = db->impl;
+    for (int k = 0; k < db->info.nfiles; k++) {
+        int64_t bytes = 0, calls = 0;
+        AXB_TRY_CTX(err, raw_reader(db, &o->f[k], err), "%s", db->info.files[k]);
+        if (o->f[k].raw)
+            AXB_TRY_CTX(err, h5u_rawchunks_prefetch(o->f[k].raw, nu, ids, BULK_MIN_FILL, &bytes, &calls, err), "%s",
+                        db->info.files[k]);
+        db->stats.read_calls += calls;
+        db->stats.bytes_read += bytes;
+    }
+    return AXB_OK;
+}
+
 /* For every variable of every run: read the unique points once, then hand each (request, var)
  * its series through @p place. This is the one loop both element and point reads share. */
 typedef void (*place_fn)(const axb_db *db, const float *col, bool point_major, int64_t nu, int gv, void *ctx);
@@ -253,7 +287,9 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
     const axb_db_info *info = &db->info;
     float *col = malloc((size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
     if (!col) return axb_error_set(err, AXB_ERR_NOMEM, "read buffer for %lld points", (long long)nu);
-    axb_status st = AXB_OK;
+    /* bulk reads: the chunks of all variables of a file, in file order, in the background while
+     * the first ones are transposed (a no-op where an earlier prefetch_elements queued them) */
+    axb_status st = mode == AXB_IO_INDEPENDENT ? prefetch_points(db, nu, uniq, err) : AXB_OK;
     int gv = 0;
     for (int k = 0; k < info->nfiles && !st; k++) {
         for (int v = 0; v < o->f[k].nv && !st; v++, gv++) {
@@ -301,8 +337,9 @@ static void place_elements(const axb_db *db, const float *col, bool tr, int64_t 
     }
 }
 
-static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
-                                     float *out, axb_error *err)
+/* The unique points of elements elems[0..n), sorted; *inv maps (request, j, i) to them. */
+static axb_status element_points(const axb_db *db, int64_t n, const int64_t *elems, int64_t **uniq, int64_t *nu,
+                                 int64_t **inv, axb_error *err)
 {
     const int np1 = db->info.npol + 1;
     const int64_t per = (int64_t)np1 * np1;
@@ -310,12 +347,28 @@ static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems
     if (!pts) return axb_error_set(err, AXB_ERR_NOMEM, "point list of %lld elements", (long long)n);
     for (int64_t k = 0; k < n; k++)
         for (int64_t q = 0; q < per; q++) pts[k * per + q] = db->mesh.sem[elems[k] * per + q];
-    int64_t *uniq, *inv, nu;
-    axb_status st = axb_unique_i64(pts, n * per, &uniq, &nu, &inv, err);
+    axb_status st = axb_unique_i64(pts, n * per, uniq, nu, inv, err);
     free(pts);
-    if (st) return st;
+    return st;
+}
+
+static axb_status orig_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err)
+{
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
+    axb_status st = prefetch_points(db, nu, uniq, err);
+    free(uniq);
+    free(inv);
+    return st;
+}
+
+static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
+                                     float *out, axb_error *err)
+{
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
     elem_ctx c = {n, elems, inv, out};
-    st = gather(db, nu, uniq, mode, place_elements, &c, err);
+    axb_status st = gather(db, nu, uniq, mode, place_elements, &c, err);
     free(uniq);
     free(inv);
     return st;
@@ -358,6 +411,7 @@ const axb_db_ops axb_db_original_ops = {
     .read_meta = orig_read_meta,
     .open_data = orig_open_data,
     .read_elements = orig_read_elements,
+    .prefetch_elements = orig_prefetch_elements,
     .read_points = orig_read_points,
     .close = orig_close,
 };

@@ -1,15 +1,21 @@
-/* Whole chunks of an unfiltered float dataset, read from the file without HDF5 in the data path.
+/* Whole chunks of unfiltered float datasets of one file, read without HDF5 in the data path.
  *
  * Why: a bulk read of the original layout (repack) through H5Dread costs three copies per byte
  * (page cache -> HDF5 -> chunk buffer -> caller) and one 215 KB pread per chunk; perf showed the
  * copies and the page-cache work taking most of a repack's CPU. HDF5 still says where each chunk
- * is (H5Dget_chunk_info_by_coord, once per chunk); runs of chunks adjacent on disk are then read
- * with one pread each, with O_DIRECT where the file system allows it (no page-cache copy, no
- * cache pollution), and transposed straight from that buffer. Compressed datasets (AxiSEM's own
- * output) keep the HDF5 path: inflation, not copying, bounds them. */
+ * is (H5Dget_chunk_info_by_coord, once per chunk); runs of chunks adjacent on disk are read with
+ * one pread each, with O_DIRECT where the file system allows it, and transposed from a cache slot.
+ *
+ * One reader serves all variables of a file: writers (AxiSEM, mkdb) put the chunks of the same
+ * points of every variable next to each other, so reading variable by variable skips through the
+ * file in 0.4-0.9 MB pieces; a prefetch of what all variables need, sorted by file address, reads
+ * it in a few long runs. The prefetch runs in a helper thread (no HDF5 or MPI calls there), so the
+ * caller transposes one request while the next one's chunks arrive. Compressed datasets (AxiSEM's
+ * own output) keep the HDF5 path: inflation, not copying, bounds them. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,98 +25,184 @@
 
 #define RC_ALIGN ((int64_t)4096)
 #define RC_GROUP_MAX ((int64_t)8 << 20) /* bytes per pread: large enough for full disk speed */
+#define RC_MAX_DSETS 8
 
-struct h5u_rawchunks {
+enum { SLOT_READY = 0, SLOT_PENDING = 1 };
+
+typedef struct rc_dset {
     hid_t dset;            /* not owned */
-    char *path;
-    int fd;
-    bool direct;
     int axis, other;
     int64_t cp, nt, np;    /* chunk width along axis, length of the other axis, points */
-    int64_t nchunks, chunk_bytes;
+    int64_t nchunks;
     int64_t *addr;         /* per chunk: file address, -1 unknown yet */
-    unsigned char *gbuf;   /* RC_GROUP_MAX (or one chunk) + 2 pages, aligned */
+    int32_t *slot;         /* per chunk: cache slot or -1 */
+} rc_dset;
+
+/* One pread for the helper: chunks items[first..first+n) (sorted by address, adjacent). */
+typedef struct rc_item {
+    int64_t addr, chunk;
+    int32_t ds, slot;
+} rc_item;
+
+typedef struct rc_run {
+    int64_t first, n, addr, len;
+} rc_run;
+
+/* A file descriptor that falls back from O_DIRECT to the page cache when the file system
+ * refuses a transfer (EINVAL at read time: stricter alignment than assumed). */
+typedef struct rc_fd {
+    int fd;
+    bool direct;
+} rc_fd;
+
+struct h5u_rawchunks {
+    char *path;
+    rc_fd main;            /* the caller's reads */
+    int64_t chunk_bytes;   /* the same for every dataset taken */
+    rc_dset ds[RC_MAX_DSETS];
+    int nds;
+    unsigned char *gbuf;   /* caller's group buffer: RC_GROUP_MAX (or one chunk) + 2 pages */
     int64_t gcap;
     /* Chunks already read: a point serves up to four elements, which may fall in different
-     * slabs, so a chunk is wanted again by later reads. Least recently used is replaced. */
+     * requests, so a chunk is wanted again later. Least recently used is replaced; slots the
+     * helper is filling are never. */
     int64_t nslots, clock;
     unsigned char *slots;  /* nslots x chunk_bytes */
-    int64_t *slot_chunk, *slot_used; /* per slot: chunk (-1 free), last use */
-    int32_t *chunk_slot;   /* per chunk: slot or -1 */
+    int32_t *slot_ds;
+    int64_t *slot_chunk, *slot_used;
+    unsigned char *slot_state; /* SLOT_*, under mu */
+    /* the helper */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;     /* work queued, a run done, or stop */
+    bool started, stop;
+    rc_item *items;        /* queued chunks; runs index into it */
+    int64_t nitems, icap;
+    rc_run *runs;
+    int64_t run_head, nruns;
+    unsigned char *tbuf;   /* helper's group buffer */
+    rc_fd helper;
+    pthread_t thread;
+    axb_status th_st;      /* the first failure of the helper, kept for every later call */
+    char th_msg[AXB_ERRMSG_MAX];
 };
+
+static axb_status fd_open(const char *path, rc_fd *f, axb_error *err)
+{
+    f->fd = -1;
+    f->direct = false;
+#ifdef O_DIRECT
+    f->fd = open(path, O_RDONLY | O_DIRECT);
+    f->direct = f->fd >= 0;
+#endif
+    if (f->fd < 0) f->fd = open(path, O_RDONLY);
+    if (f->fd < 0) return axb_error_set(err, AXB_ERR_IO, "cannot open for reading: %s", strerror(errno));
+    return AXB_OK;
+}
+
+/* Reads file bytes [off, off + len) into buf (RC_ALIGN-aligned, len + 2 pages long); returns
+ * where they start in it. */
+static axb_status read_span(rc_fd *f, const char *path, unsigned char *buf, int64_t off, int64_t len,
+                            const unsigned char **at, axb_error *err)
+{
+    const int64_t a = f->direct ? off / RC_ALIGN * RC_ALIGN : off;
+    int64_t want = off + len - a;
+    if (f->direct) want = (want + RC_ALIGN - 1) / RC_ALIGN * RC_ALIGN;
+    int64_t got = 0;
+    while (got < off + len - a) {
+        const ssize_t n = pread(f->fd, buf + got, (size_t)(want - got), (off_t)(a + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINVAL && f->direct) {
+            const int fd = open(path, O_RDONLY);
+            if (fd < 0) return axb_error_set(err, AXB_ERR_IO, "cannot open for reading: %s", strerror(errno));
+            close(f->fd);
+            f->fd = fd;
+            f->direct = false;
+            return read_span(f, path, buf, off, len, at, err);
+        }
+        if (n < 0) return axb_error_set(err, AXB_ERR_IO, "read of %lld bytes at offset %lld: %s", (long long)len, (long long)off, strerror(errno));
+        if (n == 0) return axb_error_set(err, AXB_ERR_FORMAT, "truncated: chunk data end at offset %lld, after the file's end", (long long)(off + len));
+        got += n;
+    }
+    *at = buf + (off - a);
+    return AXB_OK;
+}
+
+static void *helper_main(void *arg)
+{
+    h5u_rawchunks *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->run_head == r->nruns) pthread_cond_wait(&r->cv, &r->mu);
+        if (r->stop) break;
+        const rc_run run = r->runs[r->run_head];
+        const bool failed = r->th_st != AXB_OK;
+        pthread_mutex_unlock(&r->mu);
+        const unsigned char *g = NULL;
+        axb_error e = AXB_ERROR_INIT;
+        axb_status st = failed ? AXB_OK : read_span(&r->helper, r->path, r->tbuf, run.addr, run.len, &g, &e);
+        if (!failed && !st)
+            for (int64_t k = run.first; k < run.first + run.n; k++)
+                memcpy(r->slots + (int64_t)r->items[k].slot * r->chunk_bytes, g + (r->items[k].addr - run.addr),
+                       (size_t)r->chunk_bytes);
+        pthread_mutex_lock(&r->mu);
+        if (st && r->th_st == AXB_OK) {
+            r->th_st = st;
+            snprintf(r->th_msg, sizeof r->th_msg, "%s", e.msg);
+        }
+        /* after a failure the slots are released unfilled; every later wait reports the failure */
+        for (int64_t k = run.first; k < run.first + run.n; k++) r->slot_state[r->items[k].slot] = SLOT_READY;
+        r->run_head++;
+        pthread_cond_broadcast(&r->cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
 
 void h5u_rawchunks_close(h5u_rawchunks **pr)
 {
     h5u_rawchunks *r = pr ? *pr : NULL;
     if (!r) return;
-    if (r->fd >= 0) close(r->fd);
+    if (r->started) {
+        pthread_mutex_lock(&r->mu);
+        r->stop = true;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->thread, NULL);
+    }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
+    if (r->main.fd >= 0) close(r->main.fd);
+    if (r->helper.fd >= 0) close(r->helper.fd);
+    for (int d = 0; d < r->nds; d++) {
+        free(r->ds[d].addr);
+        free(r->ds[d].slot);
+    }
     free(r->path);
-    free(r->addr);
     free(r->gbuf);
+    free(r->tbuf);
     free(r->slots);
+    free(r->slot_ds);
     free(r->slot_chunk);
     free(r->slot_used);
-    free(r->chunk_slot);
+    free(r->slot_state);
+    free(r->items);
+    free(r->runs);
     free(r);
     *pr = NULL;
 }
 
-axb_status h5u_rawchunks_open(hid_t dset, const char *path, int axis, int64_t cache_bytes, h5u_rawchunks **out,
-                              axb_error *err)
+axb_status h5u_rawchunks_open(const char *path, int64_t cache_bytes, h5u_rawchunks **out, axb_error *err)
 {
     *out = NULL;
-    hsize_t dims[2], cdims[2];
-    hid_t fs = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
-    bool ok = fs >= 0 && dcpl >= 0 && type >= 0 && H5Sget_simple_extent_ndims(fs) == 2 && (axis == 0 || axis == 1) &&
-              H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2 && H5Pget_nfilters(dcpl) == 0 &&
-              H5Tequal(type, H5T_IEEE_F32LE) > 0 && H5Tequal(H5T_NATIVE_FLOAT, H5T_IEEE_F32LE) > 0;
-    if (ok) H5Sget_simple_extent_dims(fs, dims, NULL);
-    if (fs >= 0) H5Sclose(fs);
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (type >= 0) H5Tclose(type);
-    if (!ok || cdims[1 - axis] != dims[1 - axis] || cdims[axis] == 0) return AXB_OK; /* not for this path */
     h5u_rawchunks *r = calloc(1, sizeof *r);
     if (!r) return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk reader");
-    r->dset = dset;
-    r->fd = -1;
+    r->main.fd = r->helper.fd = -1;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->nslots = cache_bytes; /* in bytes until the first dataset sets the chunk size */
     r->path = strdup(path);
-    r->axis = axis;
-    r->other = 1 - axis;
-    r->cp = (int64_t)cdims[axis];
-    r->nt = (int64_t)dims[r->other];
-    r->np = (int64_t)dims[axis];
-    r->nchunks = (r->np + r->cp - 1) / r->cp;
-    r->chunk_bytes = r->cp * r->nt * (int64_t)sizeof(float); /* edge chunks are stored whole too */
-    r->gcap = r->chunk_bytes > RC_GROUP_MAX ? r->chunk_bytes : RC_GROUP_MAX;
-    r->addr = malloc((size_t)r->nchunks * sizeof *r->addr);
-    if (!r->addr || !r->path || posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) {
-        h5u_rawchunks_close(&r);
-        return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk reader buffer");
-    }
-    r->nslots = cache_bytes / r->chunk_bytes;
-    if (r->nslots > r->nchunks) r->nslots = r->nchunks;
-    r->chunk_slot = malloc((size_t)r->nchunks * sizeof *r->chunk_slot);
-    if (r->nslots > 0) {
-        r->slots = malloc((size_t)(r->nslots * r->chunk_bytes));
-        r->slot_chunk = malloc((size_t)r->nslots * sizeof *r->slot_chunk);
-        r->slot_used = calloc((size_t)r->nslots, sizeof *r->slot_used);
-    }
-    if (!r->chunk_slot || (r->nslots > 0 && (!r->slots || !r->slot_chunk || !r->slot_used))) {
-        h5u_rawchunks_close(&r);
-        return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk cache of %lld MB", (long long)(cache_bytes >> 20));
-    }
-    for (int64_t c = 0; c < r->nchunks; c++) {
-        r->addr[c] = -1;
-        r->chunk_slot[c] = -1;
-    }
-    for (int64_t k = 0; k < r->nslots; k++) r->slot_chunk[k] = -1;
-#ifdef O_DIRECT
-    r->fd = open(path, O_RDONLY | O_DIRECT);
-    r->direct = r->fd >= 0;
-#endif
-    if (r->fd < 0) r->fd = open(path, O_RDONLY);
-    if (r->fd < 0) {
-        axb_status st = axb_error_set(err, AXB_ERR_IO, "cannot open for reading: %s", strerror(errno));
+    axb_status st = r->path ? fd_open(path, &r->main, err) : axb_error_set(err, AXB_ERR_NOMEM, "raw chunk reader");
+    if (st) {
         h5u_rawchunks_close(&r);
         return st;
     }
@@ -118,77 +210,256 @@ axb_status h5u_rawchunks_open(hid_t dset, const char *path, int axis, int64_t ca
     return AXB_OK;
 }
 
-/* The chunk's file address; false when it is not stored whole and unfiltered (then the caller
- * takes HDF5's path, which knows about fill values). */
-static bool chunk_addr(h5u_rawchunks *r, int64_t c, int64_t *addr)
+/* The first dataset fixes the chunk size, and with it the buffers and the cache. */
+static axb_status size_cache(h5u_rawchunks *r, int64_t chunk_bytes, int64_t nchunks, axb_error *err)
 {
-    if (r->addr[c] < 0) {
-        hsize_t off[2] = {0, 0}, size = 0;
-        off[r->axis] = (hsize_t)(c * r->cp);
-        unsigned mask = 0;
-        haddr_t a = HADDR_UNDEF;
-        if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &a, &size) < 0 || a == HADDR_UNDEF ||
-            (int64_t)size != r->chunk_bytes || mask != 0)
-            return false;
-        r->addr[c] = (int64_t)a;
+    const int64_t cache_bytes = r->nslots;
+    r->chunk_bytes = chunk_bytes;
+    r->gcap = chunk_bytes > RC_GROUP_MAX ? chunk_bytes : RC_GROUP_MAX;
+    r->nslots = cache_bytes / chunk_bytes;
+    if (r->nslots > (int64_t)RC_MAX_DSETS * nchunks) r->nslots = (int64_t)RC_MAX_DSETS * nchunks;
+    if (r->nslots > INT32_MAX) r->nslots = INT32_MAX;
+    if (posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) r->gbuf = NULL;
+    if (r->nslots > 0) {
+        r->slots = malloc((size_t)(r->nslots * chunk_bytes));
+        r->slot_ds = malloc((size_t)r->nslots * sizeof *r->slot_ds);
+        r->slot_chunk = malloc((size_t)r->nslots * sizeof *r->slot_chunk);
+        r->slot_used = calloc((size_t)r->nslots, sizeof *r->slot_used);
+        r->slot_state = calloc((size_t)r->nslots, 1);
     }
-    *addr = r->addr[c];
-    return true;
-}
-
-/* Reads file bytes [off, off + len) into r->gbuf; returns where they start in it. */
-static axb_status read_span(h5u_rawchunks *r, int64_t off, int64_t len, const unsigned char **at, axb_error *err)
-{
-    const int64_t a = r->direct ? off / RC_ALIGN * RC_ALIGN : off;
-    int64_t want = off + len - a;
-    if (r->direct) want = (want + RC_ALIGN - 1) / RC_ALIGN * RC_ALIGN;
-    int64_t got = 0;
-    while (got < off + len - a) {
-        const ssize_t n = pread(r->fd, r->gbuf + got, (size_t)(want - got), (off_t)(a + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EINVAL && r->direct) {
-            /* O_DIRECT accepted at open, refused at read time (stricter alignment): read through
-             * the page cache from now on */
-            const int fd = open(r->path, O_RDONLY);
-            if (fd < 0) return axb_error_set(err, AXB_ERR_IO, "cannot open for reading: %s", strerror(errno));
-            close(r->fd);
-            r->fd = fd;
-            r->direct = false;
-            return read_span(r, off, len, at, err);
-        }
-        if (n < 0) return axb_error_set(err, AXB_ERR_IO, "read of %lld bytes at offset %lld: %s", (long long)len, (long long)off, strerror(errno));
-        if (n == 0) return axb_error_set(err, AXB_ERR_FORMAT, "truncated: chunk data end at offset %lld, after the file's end", (long long)(off + len));
-        got += n;
-    }
-    *at = r->gbuf + (off - a);
+    if (!r->gbuf || (r->nslots > 0 && (!r->slots || !r->slot_ds || !r->slot_chunk || !r->slot_used || !r->slot_state)))
+        return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk cache of %lld MB", (long long)(cache_bytes >> 20));
+    for (int64_t k = 0; k < r->nslots; k++) r->slot_chunk[k] = -1;
     return AXB_OK;
 }
 
-/* Keeps a copy of chunk c (bytes at p) in the least recently used slot. */
-static void cache_put(h5u_rawchunks *r, int64_t c, const unsigned char *p)
+axb_status h5u_rawchunks_add(h5u_rawchunks *r, hid_t dset, int axis, int *idx, axb_error *err)
 {
-    if (r->nslots == 0 || r->chunk_slot[c] >= 0) return;
-    int64_t best = 0;
-    for (int64_t k = 1; k < r->nslots; k++)
-        if (r->slot_used[k] < r->slot_used[best]) best = k;
-    if (r->slot_chunk[best] >= 0) r->chunk_slot[r->slot_chunk[best]] = -1;
-    memcpy(r->slots + best * r->chunk_bytes, p, (size_t)r->chunk_bytes);
-    r->slot_chunk[best] = c;
-    r->slot_used[best] = ++r->clock;
-    r->chunk_slot[c] = (int32_t)best;
+    *idx = -1;
+    hsize_t dims[2], cdims[2];
+    hid_t fs = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
+    bool ok = r->nds < RC_MAX_DSETS && fs >= 0 && dcpl >= 0 && type >= 0 && H5Sget_simple_extent_ndims(fs) == 2 &&
+              (axis == 0 || axis == 1) && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2 &&
+              H5Pget_nfilters(dcpl) == 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0 &&
+              H5Tequal(H5T_NATIVE_FLOAT, H5T_IEEE_F32LE) > 0;
+    if (ok) H5Sget_simple_extent_dims(fs, dims, NULL);
+    if (fs >= 0) H5Sclose(fs);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (type >= 0) H5Tclose(type);
+    if (!ok || cdims[1 - axis] != dims[1 - axis] || cdims[axis] == 0) return AXB_OK; /* not for this path */
+    rc_dset *d = &r->ds[r->nds];
+    d->dset = dset;
+    d->axis = axis;
+    d->other = 1 - axis;
+    d->cp = (int64_t)cdims[axis];
+    d->nt = (int64_t)dims[d->other];
+    d->np = (int64_t)dims[axis];
+    d->nchunks = (d->np + d->cp - 1) / d->cp;
+    const int64_t cb = d->cp * d->nt * (int64_t)sizeof(float); /* edge chunks are stored whole too */
+    if (r->chunk_bytes == 0) AXB_TRY(size_cache(r, cb, d->nchunks, err));
+    else if (cb != r->chunk_bytes) return AXB_OK; /* one slot size per reader */
+    d->addr = malloc((size_t)d->nchunks * sizeof *d->addr);
+    d->slot = malloc((size_t)d->nchunks * sizeof *d->slot);
+    if (!d->addr || !d->slot) {
+        free(d->addr);
+        free(d->slot);
+        d->addr = NULL;
+        d->slot = NULL;
+        return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk index");
+    }
+    for (int64_t c = 0; c < d->nchunks; c++) {
+        d->addr[c] = -1;
+        d->slot[c] = -1;
+    }
+    *idx = r->nds++;
+    return AXB_OK;
+}
+
+/* The chunk's file address; false when it is not stored whole and unfiltered (then the caller
+ * takes HDF5's path, which knows about fill values). */
+static bool chunk_addr(const h5u_rawchunks *r, rc_dset *d, int64_t c, int64_t *addr)
+{
+    if (d->addr[c] < 0) {
+        hsize_t off[2] = {0, 0}, size = 0;
+        off[d->axis] = (hsize_t)(c * d->cp);
+        unsigned mask = 0;
+        haddr_t a = HADDR_UNDEF;
+        if (H5Dget_chunk_info_by_coord(d->dset, off, &mask, &a, &size) < 0 || a == HADDR_UNDEF ||
+            (int64_t)size != r->chunk_bytes || mask != 0)
+            return false;
+        d->addr[c] = (int64_t)a;
+    }
+    *addr = d->addr[c];
+    return true;
+}
+
+/* The least recently used slot the helper is not filling (-1: none), emptied. Under mu. */
+static int64_t take_slot(h5u_rawchunks *r)
+{
+    int64_t best = -1;
+    for (int64_t k = 0; k < r->nslots; k++)
+        if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
+    if (best >= 0 && r->slot_chunk[best] >= 0) r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
+    if (best >= 0) r->slot_chunk[best] = -1;
+    return best;
+}
+
+/* Keeps a copy of chunk c of dataset d (bytes at p). */
+static void cache_put(h5u_rawchunks *r, int d, int64_t c, const unsigned char *p)
+{
+    if (r->nslots == 0 || r->ds[d].slot[c] >= 0) return;
+    pthread_mutex_lock(&r->mu);
+    const int64_t k = take_slot(r);
+    pthread_mutex_unlock(&r->mu);
+    if (k < 0) return;
+    memcpy(r->slots + k * r->chunk_bytes, p, (size_t)r->chunk_bytes);
+    r->slot_ds[k] = d;
+    r->slot_chunk[k] = c;
+    r->slot_used[k] = ++r->clock;
+    r->ds[d].slot[c] = (int32_t)k;
+}
+
+/* Waits until slot k holds its chunk; the helper's failure, if any. */
+static axb_status slot_wait(h5u_rawchunks *r, int64_t k, axb_error *err)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->slot_state[k] == SLOT_PENDING) pthread_cond_wait(&r->cv, &r->mu);
+    const axb_status st = r->th_st;
+    if (st) axb_error_set(err, st, "%s", r->th_msg);
+    pthread_mutex_unlock(&r->mu);
+    return st;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+    const int64_t x = ((const rc_item *)a)->addr, y = ((const rc_item *)b)->addr;
+    return (x > y) - (x < y);
+}
+
+axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *ids, double min_fill, int64_t *bytes,
+                                  int64_t *calls, axb_error *err)
+{
+    *bytes = *calls = 0;
+    if (n == 0 || r->nslots == 0) return AXB_OK;
+    pthread_mutex_lock(&r->mu);
+    const axb_status failed = r->th_st;
+    if (failed) axb_error_set(err, failed, "%s", r->th_msg);
+    pthread_mutex_unlock(&r->mu);
+    if (failed) return failed;
+    /* the chunks every dataset needs: cached ones are marked as just used (so that what is taken
+     * for the new ones is older), the others listed */
+    int64_t want = 0;
+    for (int di = 0; di < r->nds; di++) {
+        rc_dset *d = &r->ds[di];
+        if (!h5u_chunks_dense(n, ids, d->cp, min_fill)) continue;
+        int64_t addr, cnt = 0;
+        bool plain = true;
+        for (int64_t a = 0; a < n && plain; a++)
+            if (a == 0 || ids[a] / d->cp != ids[a - 1] / d->cp) {
+                plain = chunk_addr(r, d, ids[a] / d->cp, &addr);
+                cnt++;
+            }
+        if (!plain) continue; /* read_cols declines this dataset too */
+        want += cnt;
+    }
+    /* at most half the cache per request: the previous request's chunks must survive until they
+     * are read */
+    if (want > r->nslots / 2) return AXB_OK;
+    pthread_mutex_lock(&r->mu);
+    /* the lists are emptied (and grown) only when the helper has read everything queued: it
+     * reads them without the lock */
+    if (r->nitems + want > r->icap)
+        while (r->run_head < r->nruns) pthread_cond_wait(&r->cv, &r->mu);
+    if (r->run_head == r->nruns) r->nitems = r->run_head = r->nruns = 0;
+    if (r->nitems + want > r->icap) {
+        const int64_t cap = want * 2;
+        rc_item *ni = realloc(r->items, (size_t)cap * sizeof *ni);
+        if (ni) r->items = ni;
+        rc_run *nr = ni ? realloc(r->runs, (size_t)cap * sizeof *nr) : NULL;
+        if (nr) r->runs = nr;
+        if (!ni || !nr) {
+            pthread_mutex_unlock(&r->mu);
+            return axb_error_set(err, AXB_ERR_NOMEM, "prefetch list");
+        }
+        r->icap = cap;
+    }
+    const int64_t base = r->nitems;
+    int64_t m = base;
+    for (int di = 0; di < r->nds; di++) {
+        rc_dset *d = &r->ds[di];
+        if (!h5u_chunks_dense(n, ids, d->cp, min_fill)) continue;
+        bool plain = true;
+        for (int64_t a = 0; a < n && plain; a++)
+            if (a == 0 || ids[a] / d->cp != ids[a - 1] / d->cp) plain = d->addr[ids[a] / d->cp] >= 0;
+        if (!plain) continue;
+        for (int64_t a = 0; a < n; a++) {
+            const int64_t c = ids[a] / d->cp;
+            if (a > 0 && c == ids[a - 1] / d->cp) continue;
+            if (d->slot[c] >= 0) r->slot_used[d->slot[c]] = ++r->clock;
+            else r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
+        }
+    }
+    for (int64_t k = base; k < m; k++) {
+        rc_item *it = &r->items[k];
+        const int64_t s = take_slot(r);
+        if (s < 0) { /* all slots in flight: the rest is read when asked for */
+            m = k;
+            break;
+        }
+        it->slot = (int32_t)s;
+        r->slot_state[s] = SLOT_PENDING;
+        r->slot_ds[s] = it->ds;
+        r->slot_chunk[s] = it->chunk;
+        r->slot_used[s] = ++r->clock;
+        r->ds[it->ds].slot[it->chunk] = (int32_t)s;
+    }
+    qsort(r->items + base, (size_t)(m - base), sizeof *r->items, item_cmp);
+    for (int64_t k = base; k < m;) {
+        rc_run run = {k, 1, r->items[k].addr, r->chunk_bytes};
+        while (k + run.n < m && r->items[k + run.n].addr == run.addr + run.len && run.len + r->chunk_bytes <= r->gcap) {
+            run.n++;
+            run.len += r->chunk_bytes;
+        }
+        r->runs[r->nruns++] = run;
+        *bytes += run.len;
+        (*calls)++;
+        k += run.n;
+    }
+    r->nitems = m;
+    axb_status st = AXB_OK;
+    if (m > base && !r->started) {
+        /* the helper's own descriptor and buffer: its O_DIRECT fallback must not race ours */
+        if (posix_memalign((void **)&r->tbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) r->tbuf = NULL;
+        st = r->tbuf ? fd_open(r->path, &r->helper, err) : axb_error_set(err, AXB_ERR_NOMEM, "prefetch buffer");
+        if (!st && pthread_create(&r->thread, NULL, helper_main, r) != 0)
+            st = axb_error_set(err, AXB_ERR_IO, "cannot start the prefetch thread");
+        r->started = !st;
+        if (st) { /* nothing will fill the slots: release them */
+            for (int64_t k = base; k < m; k++) {
+                r->slot_state[r->items[k].slot] = SLOT_READY;
+                r->slot_chunk[r->items[k].slot] = -1;
+                r->ds[r->items[k].ds].slot[r->items[k].chunk] = -1;
+            }
+            r->nitems = base;
+            r->nruns = r->run_head;
+        }
+    }
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return st;
 }
 
 /* out: [u][t] for ids[a..b), all in chunk ci at p. Chunk bytes are little-endian floats at any
  * byte address: memcpy per value (one unaligned load). From a [t][point] chunk this transposes
  * one chunk at a time. */
-static void take_cols(const h5u_rawchunks *r, const unsigned char *p, int64_t ci, int64_t a, int64_t b,
-                      const int64_t *ids, float *buf)
+static void take_cols(const rc_dset *d, const unsigned char *p, int64_t ci, int64_t a, int64_t b, const int64_t *ids,
+                      float *buf)
 {
-    const int64_t cp = r->cp, nt = r->nt;
+    const int64_t cp = d->cp, nt = d->nt;
     for (int64_t u = a; u < b; u++) {
         const int64_t col = ids[u] - ci * cp;
         float *dst = buf + u * nt;
-        if (r->axis == 1) {
+        if (d->axis == 1) {
             for (int64_t t = 0; t < nt; t++) memcpy(dst + t, p + (t * cp + col) * (int64_t)sizeof(float), sizeof(float));
         } else {
             memcpy(dst, p + col * nt * (int64_t)sizeof(float), (size_t)nt * sizeof(float));
@@ -196,49 +467,51 @@ static void take_cols(const h5u_rawchunks *r, const unsigned char *p, int64_t ci
     }
 }
 
-axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int64_t n, const int64_t *ids, double min_fill, float *buf,
-                                   bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
+axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int idx, int64_t n, const int64_t *ids, double min_fill,
+                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
     *used = false;
     *bytes = *calls = 0;
-    if (n == 0) return AXB_OK;
-    const int64_t cp = r->cp, cb = r->chunk_bytes;
+    if (n == 0 || idx < 0 || idx >= r->nds) return AXB_OK;
+    rc_dset *d = &r->ds[idx];
+    const int64_t cp = d->cp, cb = r->chunk_bytes;
     if (!h5u_chunks_dense(n, ids, cp, min_fill)) return AXB_OK;
     /* every chunk must be stored plainly before anything is read */
     int64_t addr;
     for (int64_t a = 0; a < n; a++)
-        if ((a == 0 || ids[a] / cp != ids[a - 1] / cp) && !chunk_addr(r, ids[a] / cp, &addr)) return AXB_OK;
+        if ((a == 0 || ids[a] / cp != ids[a - 1] / cp) && !chunk_addr(r, d, ids[a] / cp, &addr)) return AXB_OK;
     for (int64_t a = 0; a < n;) {
         int64_t c = ids[a] / cp, b = a;
         while (b < n && ids[b] / cp == c) b++;
-        if (r->chunk_slot[c] >= 0) { /* read before */
-            const int64_t k = r->chunk_slot[c];
+        if (d->slot[c] >= 0) { /* read before, or queued for the helper */
+            const int64_t k = d->slot[c];
+            AXB_TRY(slot_wait(r, k, err));
             r->slot_used[k] = ++r->clock;
-            take_cols(r, r->slots + k * cb, c, a, b, ids, buf);
+            take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
             a = b;
             continue;
         }
         /* a group: chunks of consecutive index, none cached, that follow each other on disk */
-        const int64_t g0 = r->addr[c];
+        const int64_t g0 = d->addr[c];
         int64_t glen = cb, end = b;
         while (end < n) {
             const int64_t c2 = ids[end] / cp;
-            if (c2 != c + 1 || r->chunk_slot[c2] >= 0 || r->addr[c2] != g0 + glen || glen + cb > r->gcap) break;
+            if (c2 != c + 1 || d->slot[c2] >= 0 || d->addr[c2] != g0 + glen || glen + cb > r->gcap) break;
             c = c2;
             glen += cb;
             while (end < n && ids[end] / cp == c) end++;
         }
         const unsigned char *g = NULL;
-        AXB_TRY(read_span(r, g0, glen, &g, err));
+        AXB_TRY(read_span(&r->main, r->path, r->gbuf, g0, glen, &g, err));
         (*calls)++;
         *bytes += glen;
         for (int64_t u = a; u < end;) {
             const int64_t ci = ids[u] / cp;
             int64_t v = u;
             while (v < end && ids[v] / cp == ci) v++;
-            const unsigned char *p = g + (r->addr[ci] - g0);
-            take_cols(r, p, ci, u, v, ids, buf);
-            cache_put(r, ci, p);
+            const unsigned char *p = g + (d->addr[ci] - g0);
+            take_cols(d, p, ci, u, v, ids, buf);
+            cache_put(r, idx, ci, p);
             u = v;
         }
         a = end;
