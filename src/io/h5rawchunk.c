@@ -364,7 +364,7 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
     }
     /* at most half the cache per request: the previous request's chunks must survive until they
      * are read */
-    if (want > r->nslots / 2) return AXB_OK;
+    if (want == 0 || want > r->nslots / 2) return AXB_OK;
     pthread_mutex_lock(&r->mu);
     /* the lists are emptied (and grown) only when the helper has read everything queued: it
      * reads them without the lock */
@@ -413,7 +413,7 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         r->slot_used[s] = ++r->clock;
         r->ds[it->ds].slot[it->chunk] = (int32_t)s;
     }
-    qsort(r->items + base, (size_t)(m - base), sizeof *r->items, item_cmp);
+    if (m > base) qsort(r->items + base, (size_t)(m - base), sizeof *r->items, item_cmp);
     for (int64_t k = base; k < m;) {
         rc_run run = {k, 1, r->items[k].addr, r->chunk_bytes};
         while (k + run.n < m && r->items[k + run.n].addr == run.addr + run.len && run.len + r->chunk_bytes <= r->gcap) {
