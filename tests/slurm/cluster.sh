@@ -13,11 +13,16 @@
 # prints the daemons' logs and returns 1. cluster_down cancels every job, then stops the daemons by
 # the PIDs in their pid files, and is safe to call more than once or after a failed start.
 
-# a TCP port nobody listens on at 127.0.0.1 (connection refused), from a range unlikely to be used
+# a TCP port nobody listens on at 127.0.0.1 (connection refused), below the kernel's ephemeral
+# range: a port picked inside it can be the local end of some outgoing connection, which no probe
+# sees and which makes the daemon's bind fail (seen in CI: slurmd "Address already in use")
 _cluster_free_port() { # AVOID
-    local p
+    local p lo=32768 span
+    read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+    span=$((lo - 20000))
+    [ "$span" -ge 1000 ] || { lo=32768; span=12768; }
     for _ in $(seq 1 200); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % span))
         [ "$p" = "${1:-}" ] && continue
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
     done
@@ -35,7 +40,7 @@ _cluster_dump_logs() { # DIR
     done
 }
 
-cluster_up() { # DIR
+_cluster_start() { # DIR
     local root=$1 host user pc pd state
     mkdir -p "$root"
     root=$(cd "$root" && pwd)
@@ -100,13 +105,32 @@ CONF
     export SLURM_CONF="$root/slurm.conf"
     slurmctld -c -f "$SLURM_CONF" || { _cluster_log "slurmctld did not start"; _cluster_dump_logs "$root"; return 1; }
     slurmd -f "$SLURM_CONF" || { _cluster_log "slurmd did not start"; _cluster_dump_logs "$root"; return 1; }
-    for _ in $(seq 1 150); do
-        state=$(sinfo -h -n "$host" -o %t 2>/dev/null || true)
+    # 30 s at most: with no controller each sinfo would wait for its own message timeout, so it
+    # is bounded too, and a daemon that died (a port taken, say) ends the wait at once
+    local deadline=$((SECONDS + 30)) d
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        state=$(timeout 5 sinfo -h -n "$host" -o %t 2>/dev/null || true)
         case "$state" in idle*) _cluster_log "up in $root (node $host, ports $pc/$pd)"; return 0 ;; esac
+        for d in slurmctld slurmd; do
+            _cluster_pid "$root/run/$d.pid" >/dev/null || { state="$d exited"; break 2; }
+        done
         sleep 0.2
     done
     _cluster_log "the node did not become idle (state '${state:-?}')"
     _cluster_dump_logs "$root"
+    return 1
+}
+
+cluster_up() { # DIR
+    # a port taken between the probe and the bind is the one failure a new pair of ports cures
+    local try
+    for try in 1 2 3; do
+        _cluster_start "$1" && return 0
+        [ "$try" -lt 3 ] && grep -qs "Address already in use" "$1"/log/slurmctld.log "$1"/log/slurmd.log || return 1
+        _cluster_log "a port was taken; starting again with other ports (try $((try + 1)) of 3)"
+        cluster_down "$1"
+        rm -f "$1"/log/slurmctld.log "$1"/log/slurmd.log
+    done
     return 1
 }
 
