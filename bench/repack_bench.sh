@@ -2,7 +2,8 @@
 # Repack throughput beside the plain sequential read speed of the same input files, measured in
 # one run with the page cache of the input dropped before every measurement
 # (posix_fadvise DONTNEED, no root needed). Reports MB/s of input and the ratio, for 1 and 2
-# ranks with the default (direct) writes and for 2 ranks with --write-mode collective.
+# ranks with the default (direct) writes and for 2 ranks with --write-mode collective, and each
+# run against the machine's I/O floor (the same bytes read and written at once, no computation).
 #
 #   bench/repack_bench.sh [DB] [AXIBULK]
 #
@@ -46,6 +47,33 @@ for f in sys.argv[1:]:
 print(f"{time.perf_counter() - t:.6f}")
 PY
 }
+# The machine's own floor for a repack: the input read sequentially (8 MB reads) while a file of
+# the output's size is written with O_DIRECT (8 MB writes) beside it, no computation at all. A
+# repack cannot beat this however it issues its I/O; the ratio floor/repack says how close it is.
+iofloor() { # OUTBYTES OUTFILE INPUT...
+    python3 - "$@" <<'PY'
+import mmap, os, sys, threading, time
+nout, path, inputs = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+buf = mmap.mmap(-1, 8 << 20)  # page-aligned, as O_DIRECT wants
+def reader():
+    for f in inputs:
+        with open(f, 'rb', buffering=0) as h:
+            while h.read(8 << 20): pass
+t = time.perf_counter()
+th = threading.Thread(target=reader); th.start()
+try:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_DIRECT, 0o644)
+except OSError:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+left = nout - nout % 4096
+while left > 0:
+    left -= os.write(fd, memoryview(buf)[:min(left, 8 << 20)])
+os.fdatasync(fd); os.close(fd)
+th.join()
+print(f"{time.perf_counter() - t:.6f}")
+os.unlink(path)
+PY
+}
 now() { date +%s.%N; }
 
 results=()
@@ -61,8 +89,11 @@ for rep in $(seq "${AXB_BENCH_REPS:-3}"); do
             --write-mode "$mode" -q >/dev/null
         t1=$(now)
         results+=("$run $(python3 -c "print($t1 - $t0)")")
+        outbytes=$(du -sb "$TMP/out" | cut -f1)
     done
     rm -rf "$TMP/out"
+    drop "${files[@]}"
+    results+=("floor $(iofloor "$outbytes" "$TMP/floor.bin" "${files[@]}")")
 done
 python3 - "$bytes" "${results[@]}" <<'PY'
 import json, sys, os, statistics
@@ -82,19 +113,25 @@ for run in ("1:auto", "2:auto", "2:collective"):
     for k, t in rows:
         if k == "seq": tref = float(t)
         elif k == run: paired.append(round(tref / float(t), 3))
+    # the floor is measured at the end of each repetition
+    floors = [float(t) for k, t in rows if k == "floor"]
     t = statistics.median(ts)
     mb = nbytes / t / 1e6
     np_, mode = run.split(":")
     out["runs"].append({"ranks": int(np_), "write_mode": mode, "seconds": round(t, 3),
                         "seconds_each": [round(x, 3) for x in ts],
                         "input_mb_s": round(mb, 1), "fraction_of_sequential_read": round(mb / seq, 3),
-                        "fraction_each_repetition": paired})
+                        "fraction_each_repetition": paired,
+                        "fraction_of_io_floor_each_repetition": [round(f / x, 3) for f, x in zip(floors, ts)]})
+out["io_floor_seconds_each"] = [round(float(t), 3) for k, t in rows if k == "floor"]
+out["io_floor_seconds"] = round(statistics.median(out["io_floor_seconds_each"]), 3)
 print(json.dumps(out, indent=1))
 md = os.environ.get("AXB_BENCH_MD")
 if md:
     with open(md, "a") as f:
         each = ", ".join(f"{x:.0f}" for x in out["sequential_read_mb_s_each"])
-        f.write(f"\n| ranks | --write-mode | seconds | input MB/s | fraction of cold sequential read ({seq:.0f} MB/s; {each}) | each repetition against its own read |\n|---|---|---|---|---|---|\n")
+        fl = ", ".join(f"{x:.1f}" for x in out["io_floor_seconds_each"])
+        f.write(f"\n| ranks | --write-mode | seconds | input MB/s | fraction of cold sequential read ({seq:.0f} MB/s; {each}) | each repetition against its own read | I/O floor / repack, each repetition (floor {fl} s) |\n|---|---|---|---|---|---|---|\n")
         for r in out["runs"]:
-            f.write(f"| {r['ranks']} | {r['write_mode']} | {r['seconds']} | {r['input_mb_s']} | {r['fraction_of_sequential_read']} | {', '.join(map(str, r['fraction_each_repetition']))} |\n")
+            f.write(f"| {r['ranks']} | {r['write_mode']} | {r['seconds']} | {r['input_mb_s']} | {r['fraction_of_sequential_read']} | {', '.join(map(str, r['fraction_each_repetition']))} | {', '.join(map(str, r['fraction_of_io_floor_each_repetition']))} |\n")
 PY
