@@ -26,6 +26,10 @@
 #define RC_ALIGN ((int64_t)4096)
 #define RC_GROUP_MAX ((int64_t)8 << 20) /* bytes per pread: large enough for full disk speed */
 #define RC_MAX_DSETS 8
+/* Added to the use stamp of a chunk a prefetch listed, until it is read: such a chunk is replaced
+ * only after every chunk already read (stamped by its listing time alone, it would be older than
+ * the chunks the current request had just read, and a later prefetch would take its slot first). */
+#define RC_LISTED ((int64_t)1 << 40)
 
 enum { SLOT_READY = 0, SLOT_PENDING = 1 };
 
@@ -67,6 +71,7 @@ struct h5u_rawchunks {
      * requests, so a chunk is wanted again later. Least recently used is replaced; slots the
      * helper is filling are never. */
     int64_t nslots, clock;
+    int64_t nlisted;       /* slots listed by a prefetch and not read since (main thread only) */
     unsigned char *slots;  /* nslots x chunk_bytes */
     int32_t *slot_ds;
     int64_t *slot_chunk, *slot_used;
@@ -80,6 +85,8 @@ struct h5u_rawchunks {
     rc_run *runs;
     int64_t run_head, nruns;
     unsigned char *tbuf;   /* helper's group buffer */
+    int32_t *hslot;        /* the helper's copy of its run's slots and offsets: the lists may be */
+    int64_t *hoff;         /* compacted or moved while it reads */
     rc_fd helper;
     pthread_t thread;
     axb_status th_st;      /* the first failure of the helper, kept for every later call */
@@ -135,22 +142,25 @@ static void *helper_main(void *arg)
         while (!r->stop && r->run_head == r->nruns) pthread_cond_wait(&r->cv, &r->mu);
         if (r->stop) break;
         const rc_run run = r->runs[r->run_head];
+        for (int64_t j = 0; j < run.n; j++) {
+            r->hslot[j] = r->items[run.first + j].slot;
+            r->hoff[j] = r->items[run.first + j].addr - run.addr;
+        }
         const bool failed = r->th_st != AXB_OK;
         pthread_mutex_unlock(&r->mu);
         const unsigned char *g = NULL;
         axb_error e = AXB_ERROR_INIT;
         axb_status st = failed ? AXB_OK : read_span(&r->helper, r->path, r->tbuf, run.addr, run.len, &g, &e);
         if (!failed && !st)
-            for (int64_t k = run.first; k < run.first + run.n; k++)
-                memcpy(r->slots + (int64_t)r->items[k].slot * r->chunk_bytes, g + (r->items[k].addr - run.addr),
-                       (size_t)r->chunk_bytes);
+            for (int64_t j = 0; j < run.n; j++)
+                memcpy(r->slots + (int64_t)r->hslot[j] * r->chunk_bytes, g + r->hoff[j], (size_t)r->chunk_bytes);
         pthread_mutex_lock(&r->mu);
         if (st && r->th_st == AXB_OK) {
             r->th_st = st;
             snprintf(r->th_msg, sizeof r->th_msg, "%s", e.msg);
         }
         /* after a failure the slots are released unfilled; every later wait reports the failure */
-        for (int64_t k = run.first; k < run.first + run.n; k++) r->slot_state[r->items[k].slot] = SLOT_READY;
+        for (int64_t j = 0; j < run.n; j++) r->slot_state[r->hslot[j]] = SLOT_READY;
         r->run_head++;
         pthread_cond_broadcast(&r->cv);
     }
@@ -180,6 +190,8 @@ void h5u_rawchunks_close(h5u_rawchunks **pr)
     free(r->path);
     free(r->gbuf);
     free(r->tbuf);
+    free(r->hslot);
+    free(r->hoff);
     free(r->slots);
     free(r->slot_ds);
     free(r->slot_chunk);
@@ -299,7 +311,10 @@ static int64_t take_slot(h5u_rawchunks *r)
     int64_t best = -1;
     for (int64_t k = 0; k < r->nslots; k++)
         if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
-    if (best >= 0 && r->slot_chunk[best] >= 0) r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
+    if (best >= 0 && r->slot_chunk[best] >= 0) {
+        r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
+        if (r->slot_used[best] >= RC_LISTED) r->nlisted--; /* listed, never read: the cache is too small */
+    }
     if (best >= 0) r->slot_chunk[best] = -1;
     return best;
 }
@@ -346,8 +361,9 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
     if (failed) axb_error_set(err, failed, "%s", r->th_msg);
     pthread_mutex_unlock(&r->mu);
     if (failed) return failed;
-    /* the chunks every dataset needs: cached ones are marked as just used (so that what is taken
-     * for the new ones is older), the others listed */
+    /* the chunks every dataset needs that no earlier prefetch listed: cached ones are marked as
+     * listed, the others queued for the helper. A request already listed costs nothing, so a
+     * caller may ask again for one that did not fit before. */
     int64_t want = 0;
     for (int di = 0; di < r->nds; di++) {
         rc_dset *d = &r->ds[di];
@@ -356,23 +372,30 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         bool plain = true;
         for (int64_t a = 0; a < n && plain; a++)
             if (a == 0 || ids[a] / d->cp != ids[a - 1] / d->cp) {
-                plain = chunk_addr(r, d, ids[a] / d->cp, &addr);
-                cnt++;
+                const int64_t c = ids[a] / d->cp;
+                plain = chunk_addr(r, d, c, &addr);
+                cnt += d->slot[c] < 0 || r->slot_used[d->slot[c]] < RC_LISTED;
             }
         if (!plain) continue; /* read_cols declines this dataset too */
         want += cnt;
     }
-    /* at most half the cache per request: the previous request's chunks must survive until they
-     * are read */
-    if (want == 0 || want > r->nslots / 2) return AXB_OK;
+    /* listed chunks wait in the cache until read: they may fill three quarters of it, the rest
+     * keeps chunks read before, for the elements of later requests that share their points */
+    if (want == 0 || r->nlisted + want > r->nslots - r->nslots / 4) return AXB_OK;
     pthread_mutex_lock(&r->mu);
-    /* the lists are emptied (and grown) only when the helper has read everything queued: it
-     * reads them without the lock */
-    if (r->nitems + want > r->icap)
-        while (r->run_head < r->nruns) pthread_cond_wait(&r->cv, &r->mu);
-    if (r->run_head == r->nruns) r->nitems = r->run_head = r->nruns = 0;
     if (r->nitems + want > r->icap) {
-        const int64_t cap = want * 2;
+        /* drop what the helper has read; the run it is reading stays listed (it works from its own
+         * copy of the run's slots, so the lists may move under it) */
+        const int64_t i0 = r->run_head < r->nruns ? r->runs[r->run_head].first : r->nitems;
+        if (r->nitems > i0) memmove(r->items, r->items + i0, (size_t)(r->nitems - i0) * sizeof *r->items);
+        if (r->nruns > r->run_head) memmove(r->runs, r->runs + r->run_head, (size_t)(r->nruns - r->run_head) * sizeof *r->runs);
+        r->nitems -= i0;
+        r->nruns -= r->run_head;
+        r->run_head = 0;
+        for (int64_t k = 0; k < r->nruns; k++) r->runs[k].first -= i0;
+    }
+    if (r->nitems + want > r->icap) {
+        const int64_t cap = (r->nitems + want) * 2;
         rc_item *ni = realloc(r->items, (size_t)cap * sizeof *ni);
         if (ni) r->items = ni;
         rc_run *nr = ni ? realloc(r->runs, (size_t)cap * sizeof *nr) : NULL;
@@ -395,8 +418,12 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         for (int64_t a = 0; a < n; a++) {
             const int64_t c = ids[a] / d->cp;
             if (a > 0 && c == ids[a - 1] / d->cp) continue;
-            if (d->slot[c] >= 0) r->slot_used[d->slot[c]] = ++r->clock;
-            else r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
+            if (d->slot[c] >= 0) {
+                if (r->slot_used[d->slot[c]] < RC_LISTED) r->nlisted++;
+                r->slot_used[d->slot[c]] = ++r->clock + RC_LISTED;
+            } else {
+                r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
+            }
         }
     }
     for (int64_t k = base; k < m; k++) {
@@ -410,7 +437,8 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         r->slot_state[s] = SLOT_PENDING;
         r->slot_ds[s] = it->ds;
         r->slot_chunk[s] = it->chunk;
-        r->slot_used[s] = ++r->clock;
+        r->slot_used[s] = ++r->clock + RC_LISTED;
+        r->nlisted++;
         r->ds[it->ds].slot[it->chunk] = (int32_t)s;
     }
     if (m > base) qsort(r->items + base, (size_t)(m - base), sizeof *r->items, item_cmp);
@@ -430,7 +458,11 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
     if (m > base && !r->started) {
         /* the helper's own descriptor and buffer: its O_DIRECT fallback must not race ours */
         if (posix_memalign((void **)&r->tbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) r->tbuf = NULL;
-        st = r->tbuf ? fd_open(r->path, &r->helper, err) : axb_error_set(err, AXB_ERR_NOMEM, "prefetch buffer");
+        const int64_t per_run = r->gcap / r->chunk_bytes + 1;
+        r->hslot = malloc((size_t)per_run * sizeof *r->hslot);
+        r->hoff = malloc((size_t)per_run * sizeof *r->hoff);
+        st = r->tbuf && r->hslot && r->hoff ? fd_open(r->path, &r->helper, err)
+                                            : axb_error_set(err, AXB_ERR_NOMEM, "prefetch buffer");
         if (!st && pthread_create(&r->thread, NULL, helper_main, r) != 0)
             st = axb_error_set(err, AXB_ERR_IO, "cannot start the prefetch thread");
         r->started = !st;
@@ -438,6 +470,8 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
             for (int64_t k = base; k < m; k++) {
                 r->slot_state[r->items[k].slot] = SLOT_READY;
                 r->slot_chunk[r->items[k].slot] = -1;
+                r->slot_used[r->items[k].slot] = 0;
+                r->nlisted--;
                 r->ds[r->items[k].ds].slot[r->items[k].chunk] = -1;
             }
             r->nitems = base;
@@ -486,6 +520,7 @@ axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int idx, int64_t n, const i
         if (d->slot[c] >= 0) { /* read before, or queued for the helper */
             const int64_t k = d->slot[c];
             AXB_TRY(slot_wait(r, k, err));
+            if (r->slot_used[k] >= RC_LISTED) r->nlisted--;
             r->slot_used[k] = ++r->clock;
             take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
             a = b;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -85,9 +86,11 @@ static int64_t fill_ids(set s, int64_t *ids)
     return n;
 }
 
-/* Reads set s from every dataset and compares; "what" names the case in messages. */
-static void read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd, set s, const char *what)
+/* Reads set s from every dataset and compares; "what" names the case in messages. Returns the
+ * bytes the caller read itself (not from the cache). */
+static int64_t read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd, set s, const char *what)
 {
+    int64_t own = 0;
     int64_t ids[NP];
     const int64_t n = fill_ids(s, ids);
     float *buf = malloc(NP * NT * sizeof *buf);
@@ -100,6 +103,7 @@ static void read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd, s
                   err.msg);
         CHECK_MSG(T, used, "%s: set from %lld not read", what, (long long)s.first);
         if (!used) continue;
+        own += bytes;
         int64_t bad = -1;
         for (int64_t u = 0; u < n && bad < 0; u++)
             for (int64_t t = 0; t < NT; t++)
@@ -107,6 +111,7 @@ static void read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd, s
         CHECK_MSG(T, bad < 0, "%s, dataset %d: point %lld wrong", what, k, bad >= 0 ? (long long)ids[bad] : -1LL);
     }
     free(buf);
+    return own;
 }
 
 static void prefetch(check_ctx *T, h5u_rawchunks *r, set s, int64_t *bytes_sum)
@@ -215,6 +220,63 @@ static void read_sets(check_ctx *T, const char *path, int axis)
     H5Fclose(f);
 }
 
+/* Chunks a prefetch listed stay in the cache until they are read, though chunks read after the
+ * listing are newer; the listed ones may fill three quarters of the cache, and a request that did
+ * not fit is listed when asked for again (only its chunks not listed yet count). Sets of two whole chunks: 6 chunks over the 3 datasets,
+ * in a cache of 16. */
+static void listed_kept(check_ctx *T, const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
+    for (int k = 0; k < ND; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", k);
+        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
+    }
+    axb_error err = AXB_ERROR_INIT;
+    h5u_rawchunks *r = NULL;
+    int idx[NR];
+    CHECK(T, h5u_rawchunks_open(path, 16 * CP * NT * 4, &r, &err) == AXB_OK && r);
+    for (int k = 0; r && k < NR; k++) CHECK(T, h5u_rawchunks_add(r, d[taken[k]], 1, &idx[k], &err) == AXB_OK);
+    if (r) {
+        const set a = {0, 1, 2 * CP}, x = {2 * CP, 1, 2 * CP}, b = {4 * CP, 1, 2 * CP}, c = {6 * CP, 1, 2 * CP};
+        int64_t q = 0;
+        prefetch(T, r, a, &q);
+        CHECK_MSG(T, q == 6 * CP * NT * 4, "a: %lld bytes queued", (long long)q);
+        nanosleep(&(struct timespec){0, 200000000}, NULL); /* the helper has read a's chunks: evictable */
+        /* x read directly: 6 chunks newer than a's; then b fills the cache (6 + 6 listed of the
+         * 12 allowed) and must take x's slots, not a's */
+        CHECK(T, read_check(T, r, idx, NR, x, "x, read directly") == 6 * CP * NT * 4);
+        q = 0;
+        prefetch(T, r, b, &q);
+        CHECK_MSG(T, q == 6 * CP * NT * 4, "b: %lld bytes queued", (long long)q);
+        q = 0;
+        prefetch(T, r, b, &q); /* already listed: nothing more */
+        CHECK_MSG(T, q == 0, "b again: %lld bytes queued", (long long)q);
+        prefetch(T, r, c, &q); /* 12 listed already: c does not fit */
+        CHECK_MSG(T, q == 0, "c over the limit: %lld bytes queued", (long long)q);
+        CHECK_MSG(T, read_check(T, r, idx, NR, a, "a, listed before x was read") == 0, "a's chunks were evicted");
+        /* a is read: room for c now, asked for together with b (listed): only c's chunks count */
+        const set bc = {4 * CP, 1, 4 * CP};
+        prefetch(T, r, bc, &q);
+        CHECK_MSG(T, q == 6 * CP * NT * 4, "b and c: %lld bytes queued", (long long)q);
+        CHECK(T, read_check(T, r, idx, NR, b, "b") == 0);
+        CHECK(T, read_check(T, r, idx, NR, c, "c") == 0);
+        /* cached chunks count as listed too: b and c again (nothing to read), then x does not fit
+         * until they are read */
+        q = 0;
+        prefetch(T, r, bc, &q);
+        prefetch(T, r, x, &q);
+        CHECK_MSG(T, q == 0, "b, c cached and listed, then x: %lld bytes queued", (long long)q);
+        CHECK(T, read_check(T, r, idx, NR, bc, "b and c again") == 0);
+        prefetch(T, r, x, &q);
+        CHECK_MSG(T, q > 0, "x after b and c were read: nothing queued");
+        CHECK(T, read_check(T, r, idx, NR, x, "x prefetched") == 0);
+    }
+    h5u_rawchunks_close(&r);
+    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
+    H5Fclose(f);
+}
+
 /* The file cut short behind HDF5's back. */
 static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
 {
@@ -266,6 +328,7 @@ int main(void)
         make(path, axis, ND, false, false, false);
         read_sets(&T, path, axis);
     }
+    listed_kept(&T, path); /* axis 1 */
     axb_error err = AXB_ERROR_INIT;
     h5u_rawchunks *r = NULL;
     int idx = 0;
