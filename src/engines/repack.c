@@ -32,6 +32,9 @@ static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *
     } while (0)
 
 #define REPACK_SLAB_MAX ((int64_t)128 << 20)
+/* slabs listed ahead of the one transposed: with one, the reader went idle whenever a slab needed
+ * few new chunks, until the next slab began */
+#define REPACK_READ_AHEAD 2
 
 static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
 {
@@ -505,9 +508,11 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
             size_t head = 0;
             dst = (float *)(void *)((char *)axb_rawfile_buffer(rf, &head) + head);
         }
-        /* the next slab's chunks are read in the background while this one is transposed */
-        if (k == 0 && s.count) ls = axb_db_prefetch_elements(db, s.count, order + s.start, err);
-        if (k + 1 < nslabs && !ls) ls = axb_db_prefetch_elements(db, slabs[k + 1].count, order + slabs[k + 1].start, err);
+        /* the chunks of the next slabs are read in the background while this one is transposed;
+         * asking again for a slab already listed costs nothing, and one that did not fit in the
+         * chunk cache before is listed now */
+        for (int64_t j = k; j <= k + REPACK_READ_AHEAD && j < nslabs && !ls; j++)
+            ls = axb_db_prefetch_elements(db, slabs[j].count, order + slabs[j].start, err);
         if (s.count && !ls) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, dst, err);
         st = agree(comm, ls, err);
         if (st) break;
