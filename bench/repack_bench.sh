@@ -89,8 +89,8 @@ for rep in $(seq "${AXB_BENCH_REPS:-3}"); do
             --write-mode "$mode" -q >/dev/null
         t1=$(now)
         results+=("$run $(python3 -c "print($t1 - $t0)")")
-        outbytes=$(du -sb "$TMP/out" | cut -f1)
     done
+    outbytes=$(du -sb "$TMP/out" | cut -f1) # the same file in every mode
     rm -rf "$TMP/out"
     drop "${files[@]}"
     results+=("floor $(iofloor "$outbytes" "$TMP/floor.bin" "${files[@]}")")
@@ -105,6 +105,8 @@ out = {"input_bytes": nbytes, "repetitions": sum(k == "seq" for k, t in rows),
        "sequential_read_mb_s": round(seq, 1),
        "sequential_read_mb_s_each": [round(nbytes / float(t) / 1e6, 1) for k, t in rows if k == "seq"],
        "runs": []}
+# the floor is measured at the end of each repetition
+floors = [float(t) for k, t in rows if k == "floor"]
 for run in ("1:auto", "2:auto", "2:collective"):
     ts = [float(t) for k, t in rows if k == run]
     # each run against the reference read of its own repetition (the host's cache may serve one
@@ -113,8 +115,6 @@ for run in ("1:auto", "2:auto", "2:collective"):
     for k, t in rows:
         if k == "seq": tref = float(t)
         elif k == run: paired.append(round(tref / float(t), 3))
-    # the floor is measured at the end of each repetition
-    floors = [float(t) for k, t in rows if k == "floor"]
     t = statistics.median(ts)
     mb = nbytes / t / 1e6
     np_, mode = run.split(":")
@@ -123,7 +123,7 @@ for run in ("1:auto", "2:auto", "2:collective"):
                         "input_mb_s": round(mb, 1), "fraction_of_sequential_read": round(mb / seq, 3),
                         "fraction_each_repetition": paired,
                         "fraction_of_io_floor_each_repetition": [round(f / x, 3) for f, x in zip(floors, ts)]})
-out["io_floor_seconds_each"] = [round(float(t), 3) for k, t in rows if k == "floor"]
+out["io_floor_seconds_each"] = [round(f, 3) for f in floors]
 out["io_floor_seconds"] = round(statistics.median(out["io_floor_seconds_each"]), 3)
 print(json.dumps(out, indent=1))
 md = os.environ.get("AXB_BENCH_MD")

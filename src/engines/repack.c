@@ -508,10 +508,11 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
             size_t head = 0;
             dst = (float *)(void *)((char *)axb_rawfile_buffer(rf, &head) + head);
         }
-        /* the chunks of the next slabs are read in the background while this one is transposed;
+        /* the chunks of the next slabs are read in the background while this one is transposed
+         * (the read itself lists the current slab; the first is listed before those after it);
          * asking again for a slab already listed costs nothing, and one that did not fit in the
          * chunk cache before is listed now */
-        for (int64_t j = k; j <= k + REPACK_READ_AHEAD && j < nslabs && !ls; j++)
+        for (int64_t j = k == 0 ? 0 : k + 1; j <= k + REPACK_READ_AHEAD && j < nslabs && !ls; j++)
             ls = axb_db_prefetch_elements(db, slabs[j].count, order + slabs[j].start, err);
         if (s.count && !ls) ls = axb_db_read_elements(db, s.count, order + s.start, AXB_IO_INDEPENDENT, dst, err);
         st = agree(comm, ls, err);

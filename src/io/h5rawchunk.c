@@ -305,17 +305,33 @@ static bool chunk_addr(const h5u_rawchunks *r, rc_dset *d, int64_t c, int64_t *a
     return true;
 }
 
+/* Slot k is listed by a prefetch and not read since. Main thread only, like nlisted. */
+static bool slot_listed(const h5u_rawchunks *r, int64_t k) { return r->slot_used[k] >= RC_LISTED; }
+
+/* Marks slot k listed (used now, kept until read). */
+static void slot_list(h5u_rawchunks *r, int64_t k)
+{
+    if (!slot_listed(r, k)) r->nlisted++;
+    r->slot_used[k] = ++r->clock + RC_LISTED;
+}
+
+/* Slot k is read (used: the stamp it gets) or emptied (used: 0). */
+static void slot_unlist(h5u_rawchunks *r, int64_t k, int64_t used)
+{
+    if (slot_listed(r, k)) r->nlisted--;
+    r->slot_used[k] = used;
+}
+
 /* The least recently used slot the helper is not filling (-1: none), emptied. Under mu. */
 static int64_t take_slot(h5u_rawchunks *r)
 {
     int64_t best = -1;
     for (int64_t k = 0; k < r->nslots; k++)
         if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
-    if (best >= 0 && r->slot_chunk[best] >= 0) {
-        r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
-        if (r->slot_used[best] >= RC_LISTED) r->nlisted--; /* listed, never read: the cache is too small */
-    }
-    if (best >= 0) r->slot_chunk[best] = -1;
+    if (best < 0) return -1;
+    if (r->slot_chunk[best] >= 0) r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
+    r->slot_chunk[best] = -1;
+    slot_unlist(r, best, 0); /* if listed, it was never read: the cache is too small */
     return best;
 }
 
@@ -374,7 +390,7 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
             if (a == 0 || ids[a] / d->cp != ids[a - 1] / d->cp) {
                 const int64_t c = ids[a] / d->cp;
                 plain = chunk_addr(r, d, c, &addr);
-                cnt += d->slot[c] < 0 || r->slot_used[d->slot[c]] < RC_LISTED;
+                cnt += d->slot[c] < 0 || !slot_listed(r, d->slot[c]);
             }
         if (!plain) continue; /* read_cols declines this dataset too */
         want += cnt;
@@ -418,12 +434,8 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         for (int64_t a = 0; a < n; a++) {
             const int64_t c = ids[a] / d->cp;
             if (a > 0 && c == ids[a - 1] / d->cp) continue;
-            if (d->slot[c] >= 0) {
-                if (r->slot_used[d->slot[c]] < RC_LISTED) r->nlisted++;
-                r->slot_used[d->slot[c]] = ++r->clock + RC_LISTED;
-            } else {
-                r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
-            }
+            if (d->slot[c] >= 0) slot_list(r, d->slot[c]);
+            else r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
         }
     }
     for (int64_t k = base; k < m; k++) {
@@ -437,8 +449,7 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
         r->slot_state[s] = SLOT_PENDING;
         r->slot_ds[s] = it->ds;
         r->slot_chunk[s] = it->chunk;
-        r->slot_used[s] = ++r->clock + RC_LISTED;
-        r->nlisted++;
+        slot_list(r, s);
         r->ds[it->ds].slot[it->chunk] = (int32_t)s;
     }
     if (m > base) qsort(r->items + base, (size_t)(m - base), sizeof *r->items, item_cmp);
@@ -470,8 +481,7 @@ axb_status h5u_rawchunks_prefetch(h5u_rawchunks *r, int64_t n, const int64_t *id
             for (int64_t k = base; k < m; k++) {
                 r->slot_state[r->items[k].slot] = SLOT_READY;
                 r->slot_chunk[r->items[k].slot] = -1;
-                r->slot_used[r->items[k].slot] = 0;
-                r->nlisted--;
+                slot_unlist(r, r->items[k].slot, 0);
                 r->ds[r->items[k].ds].slot[r->items[k].chunk] = -1;
             }
             r->nitems = base;
@@ -520,8 +530,7 @@ axb_status h5u_rawchunks_read_cols(h5u_rawchunks *r, int idx, int64_t n, const i
         if (d->slot[c] >= 0) { /* read before, or queued for the helper */
             const int64_t k = d->slot[c];
             AXB_TRY(slot_wait(r, k, err));
-            if (r->slot_used[k] >= RC_LISTED) r->nlisted--;
-            r->slot_used[k] = ++r->clock;
+            slot_unlist(r, k, ++r->clock);
             take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
             a = b;
             continue;

@@ -20,7 +20,7 @@ _cluster_free_port() { # AVOID
     local p lo=32768 span
     read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
     span=$((lo - 20000))
-    [ "$span" -ge 1000 ] || { lo=32768; span=12768; }
+    [ "$span" -ge 1000 ] || span=12768
     for _ in $(seq 1 200); do
         p=$((20000 + (RANDOM * 32768 + RANDOM) % span))
         [ "$p" = "${1:-}" ] && continue
