@@ -64,7 +64,7 @@ static double peak(const double *x, int n)
 
 /* Runs one extraction; returns 0 and fills out [5][npts] (ZNERT) on success. */
 static int extract_c(check_ctx *T, const char *db_rel, const char *comps, const axb_source *src,
-                     const axb_receiver *rec, axb_kind kind, double *out, int64_t *npts, axb_error *err_out)
+                     const axb_receiver *rec, axb_quantity kind, double *out, int64_t *npts, axb_error *err_out)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", data_dir, db_rel);
@@ -76,7 +76,7 @@ static int extract_c(check_ctx *T, const char *db_rel, const char *comps, const 
     }
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     snprintf(o.components, sizeof o.components, "%s", comps);
-    o.kind = kind;
+    o.quantity = kind;
     axb_extract_plan *plan = NULL;
     axb_status st = axb_extract_plan_create(db, &o, &plan, &err);
     if (err_out) *err_out = err;
@@ -118,7 +118,7 @@ static axb_status run_opts(const char *db_rel, const axb_extract_opts *o, const 
 }
 
 static int extract(check_ctx *T, const char *db_rel, const axb_source *src, const axb_receiver *rec,
-                   axb_kind kind, double *out, int64_t *npts)
+                   axb_quantity kind, double *out, int64_t *npts)
 {
     return extract_c(T, db_rel, "ZNERT", src, rec, kind, out, npts, NULL);
 }
@@ -404,29 +404,29 @@ int main(int argc, char **argv)
 
     double a[5 * 128], b[5 * 128];
     int64_t na = 0, nb = 0;
-    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_displ_only", &mt, &rec, AXB_KIND_DISPLACEMENT, a, &na))
+    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_displ_only", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, a, &na))
         compare_set(&T, json, "BWD_TEST_DATA", a, na, 1e-6, "bwd displ_only, original");
-    if (!extract(&T, "instaseis-merged/100s_db_bwd_displ_only", &mt, &rec, AXB_KIND_DISPLACEMENT, b, &nb)) {
+    if (!extract(&T, "instaseis-merged/100s_db_bwd_displ_only", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb)) {
         compare_set(&T, json, "BWD_TEST_DATA", b, nb, 1e-6, "bwd displ_only, merged");
         if (na == nb) compare_layouts(&T, a, b, (int)(5 * na), 1e-12, "bwd original vs merged");
     }
     /* a vertical-only database serves Z (equal to the full database's) and refuses N */
     axb_error e = AXB_ERROR_INIT;
-    if (!extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "Z", &mt, &rec, AXB_KIND_DISPLACEMENT, b, &nb, NULL))
+    if (!extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "Z", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb, NULL))
         compare_layouts(&T, a, b, (int)nb, 1e-12, "vertical-only merged vs full original, Z");
-    CHECK(&T, extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "ZN", &mt, &rec, AXB_KIND_DISPLACEMENT, b, &nb, &e) != 0);
+    CHECK(&T, extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "ZN", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb, &e) != 0);
     CHECK_CONTAINS(&T, e.msg, "component N needs the PX simulation");
-    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_strain_only", &mt, &rec, AXB_KIND_DISPLACEMENT, a, &na))
+    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_strain_only", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, a, &na))
         compare_set(&T, json, "BWD_STRAIN_ONLY_TEST_DATA", a, na, 1e-8, "bwd strain_only");
-    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_displ_only", &force, &rec, AXB_KIND_VELOCITY, a, &na))
+    if (!extract(&T, "axisem-prem-100s/100s_db_bwd_displ_only", &force, &rec, AXB_QUANTITY_VELOCITY, a, &na))
         compare_set(&T, json, "BWD_FORCE_TEST_DATA", a, na, 1e-8, "bwd force (velocity), original");
-    if (!extract(&T, "instaseis-merged/100s_db_bwd_displ_only", &force, &rec, AXB_KIND_VELOCITY, b, &nb)) {
+    if (!extract(&T, "instaseis-merged/100s_db_bwd_displ_only", &force, &rec, AXB_QUANTITY_VELOCITY, b, &nb)) {
         compare_set(&T, json, "BWD_FORCE_TEST_DATA", b, nb, 1e-8, "bwd force (velocity), merged");
         if (na == nb) compare_layouts(&T, a, b, (int)(5 * na), 1e-12, "force original vs merged");
     }
-    if (!extract(&T, "axisem-prem-100s/100s_db_fwd", &mt_fwd, &rec, AXB_KIND_DISPLACEMENT, a, &na))
+    if (!extract(&T, "axisem-prem-100s/100s_db_fwd", &mt_fwd, &rec, AXB_QUANTITY_DISPLACEMENT, a, &na))
         compare_set(&T, json, "FWD_TEST_DATA", a, na, 1e-8, "fwd, original");
-    if (!extract(&T, "instaseis-merged/100s_db_fwd", &mt_fwd, &rec, AXB_KIND_DISPLACEMENT, b, &nb)) {
+    if (!extract(&T, "instaseis-merged/100s_db_fwd", &mt_fwd, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb)) {
         compare_set(&T, json, "FWD_TEST_DATA", b, nb, 1e-8, "fwd, merged");
         if (na == nb) compare_layouts(&T, a, b, (int)(5 * na), 1e-12, "fwd original vs merged");
     }

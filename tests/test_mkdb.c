@@ -12,7 +12,7 @@
 
 #include "axibulk/cli.h"
 #include "axibulk/db.h"
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/sem.h"
 #include "check.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "axibulk/extract.h"
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 #include "axibulk/geometry.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/timeproc.h"

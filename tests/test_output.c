@@ -16,7 +16,7 @@
 
 #include "axibulk/output.h"
 #include "check.h"
-#include "io/h5util.h"
+#include "io/hdf5/h5util.h"
 #include "test_util.h"
 
 #define NSRC 3
@@ -157,7 +157,7 @@ static void check_str_attr(check_ctx *T, hid_t loc, const char *name, const char
 {
     char buf[512] = "";
     axb_error err = AXB_ERROR_INIT;
-    axb_status st = h5u_attr_string(loc, name, buf, sizeof buf, &err);
+    axb_status st = axb_h5_attr_string(loc, name, buf, sizeof buf, &err);
     CHECK_MSG(T, st == AXB_OK, "%s: %s", name, err.msg);
     CHECK_STR(T, buf, want);
 }
@@ -166,7 +166,7 @@ static void check_double_attr(check_ctx *T, hid_t loc, const char *name, double 
 {
     double v = NAN;
     axb_error err = AXB_ERROR_INIT;
-    CHECK_MSG(T, h5u_attr_double(loc, name, &v, &err) == AXB_OK, "%s: %s", name, err.msg);
+    CHECK_MSG(T, axb_h5_attr_double(loc, name, &v, &err) == AXB_OK, "%s: %s", name, err.msg);
     CHECK_MSG(T, v == want, "%s = %.17g, want %.17g", name, v, want);
 }
 
@@ -228,7 +228,7 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
     src_row srows[NSRC];
     hsize_t d1[1] = {NSRC};
     axb_error err = AXB_ERROR_INIT;
-    CHECK_MSG(T, h5u_read(f, "sources", st, 1, d1, srows, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, axb_h5_read(f, "sources", st, 1, d1, srows, &err) == AXB_OK, "%s", err.msg);
     for (int i = 0; i < NSRC; i++) {
         const axb_source *s = &fx->src[i];
         const src_row *r = &srows[i];
@@ -248,7 +248,7 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
     INS(rt, rec_row, depth, H5T_NATIVE_DOUBLE);
     rec_row rrows[NREC];
     hsize_t d2[1] = {NREC};
-    CHECK_MSG(T, h5u_read(f, "receivers", rt, 1, d2, rrows, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, axb_h5_read(f, "receivers", rt, 1, d2, rrows, &err) == AXB_OK, "%s", err.msg);
     for (int i = 0; i < NREC; i++) {
         const axb_receiver *r = &fx->rec[i];
         CHECK_STR(T, rrows[i].network, r->network);
@@ -260,9 +260,9 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
     int64_t rs[NROWS], rr[NROWS];
     uint8_t wr[NROWS];
     hsize_t d3[1] = {NROWS};
-    CHECK(T, h5u_read(f, "row_source", H5T_NATIVE_INT64, 1, d3, rs, &err) == AXB_OK);
-    CHECK(T, h5u_read(f, "row_receiver", H5T_NATIVE_INT64, 1, d3, rr, &err) == AXB_OK);
-    CHECK(T, h5u_read(f, "row_written", H5T_NATIVE_UINT8, 1, d3, wr, &err) == AXB_OK);
+    CHECK(T, axb_h5_read(f, "row_source", H5T_NATIVE_INT64, 1, d3, rs, &err) == AXB_OK);
+    CHECK(T, axb_h5_read(f, "row_receiver", H5T_NATIVE_INT64, 1, d3, rr, &err) == AXB_OK);
+    CHECK(T, axb_h5_read(f, "row_written", H5T_NATIVE_UINT8, 1, d3, wr, &err) == AXB_OK);
     for (int i = 0; i < NROWS; i++)
         CHECK(T, rs[i] == fx->row_src[i] && rr[i] == fx->row_rec[i] && wr[i] == 1);
     H5Tclose(rt);
@@ -284,9 +284,9 @@ static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, a
     check_str_attr(T, f, "command", "axibulk extract test");
     char buf[128] = "";
     axb_error err = AXB_ERROR_INIT;
-    CHECK(T, h5u_attr_string(f, "creator", buf, sizeof buf, &err) == AXB_OK);
+    CHECK(T, axb_h5_attr_string(f, "creator", buf, sizeof buf, &err) == AXB_OK);
     CHECK_MSG(T, strncmp(buf, "axibulk ", 8) == 0 && buf[8], "creator '%s'", buf);
-    CHECK(T, h5u_attr_string(f, "creation_time", buf, sizeof buf, &err) == AXB_OK);
+    CHECK(T, axb_h5_attr_string(f, "creation_time", buf, sizeof buf, &err) == AXB_OK);
     axb_time_ns created = 0;
     CHECK_MSG(T, axb_time_parse(buf, &created, &err) == AXB_OK && created > INT64_C(1600000000) * AXB_NS_PER_S,
               "creation_time '%s'", buf);
@@ -307,7 +307,7 @@ static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, a
     check_double_attr(T, d, "sampling_rate", 1.0 / DT);
     check_double_attr(T, d, "start_offset", START_OFFSET);
     long long npts = 0;
-    CHECK(T, h5u_attr_int(d, "npts", &npts, &err) == AXB_OK && npts == NSAMP);
+    CHECK(T, axb_h5_attr_int(d, "npts", &npts, &err) == AXB_OK && npts == NSAMP);
     double *v = malloc((size_t)NROWS * (size_t)ncomp * NSAMP * sizeof *v);
     CHECK(T, H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     long bad = 0;
@@ -612,7 +612,7 @@ static void check_many_runs(check_ctx *T, const char *dir, int size)
     if (T->rank == 0 && st == AXB_OK) {
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
         hsize_t dims[3] = {N, 1, NS};
-        CHECK(T, h5u_read(f, "seismograms", H5T_NATIVE_DOUBLE, 3, dims, data, &err) == AXB_OK);
+        CHECK(T, axb_h5_read(f, "seismograms", H5T_NATIVE_DOUBLE, 3, dims, data, &err) == AXB_OK);
         long bad = 0;
         for (int64_t r = 0; r < N; r++)
             for (int t = 0; t < NS; t++) bad += data[r * NS + t] != value(r, 0, t);

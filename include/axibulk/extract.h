@@ -24,15 +24,15 @@
 extern "C" {
 #endif
 
-typedef enum axb_kind {
-    AXB_KIND_DISPLACEMENT = 0,
-    AXB_KIND_VELOCITY = 1,
-    AXB_KIND_ACCELERATION = 2
-} axb_kind;
+typedef enum axb_quantity {
+    AXB_QUANTITY_DISPLACEMENT = 0,
+    AXB_QUANTITY_VELOCITY = 1,
+    AXB_QUANTITY_ACCELERATION = 2
+} axb_quantity;
 
 typedef struct axb_extract_opts {
     char components[8];         /**< subset of "ZNERT" in output order; "" = database default */
-    axb_kind kind;
+    axb_quantity quantity;      /**< displacement, velocity or acceleration */
     double dt;                  /**< output sampling (s); 0 = the database's */
     int kernelwidth;            /**< Lanczos kernel half-width a (samples of the database dt) */
     bool remove_source_shift;   /**< start at the origin time (drop samples before the STF peak) */
@@ -45,12 +45,12 @@ typedef struct axb_extract_opts {
 
 /** Instaseis' defaults: database components, displacement, no resampling, kernel width 12,
  *  source shift removed; 256 MB batches, 256 MB element cache. */
-#define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_KIND_DISPLACEMENT, 0.0, 12, true, false, 256, 256}
+#define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_QUANTITY_DISPLACEMENT, 0.0, 12, true, false, 256, 256}
 
 /** Parses "displacement" / "velocity" / "acceleration". */
-AXB_NODISCARD axb_status axb_kind_parse(const char *s, axb_kind *kind, axb_error *err);
-const char *axb_kind_name(axb_kind kind);
-const char *axb_kind_units(axb_kind kind);
+AXB_NODISCARD axb_status axb_quantity_parse(const char *s, axb_quantity *kind, axb_error *err);
+const char *axb_quantity_name(axb_quantity kind);
+const char *axb_quantity_units(axb_quantity kind);
 
 typedef struct axb_extract_plan axb_extract_plan;
 

@@ -266,7 +266,7 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
                   "--components '%s': at most five of Z, N, E, R, T", a->components);
         snprintf(o.components, sizeof o.components, "%s", a->components);
     }
-    if (a->kind) AXB_TRY(axb_kind_parse(a->kind, &o.kind, err));
+    if (a->kind) AXB_TRY(axb_quantity_parse(a->kind, &o.quantity, err));
     AXB_CHECK(err, a->dt >= 0, AXB_ERR_ARG, "--dt must be bigger than 0");
     o.dt = a->dt;
     AXB_CHECK(err, a->kernelwidth >= 1 && a->kernelwidth <= 1000, AXB_ERR_ARG,

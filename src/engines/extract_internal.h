@@ -6,7 +6,7 @@
 
 #include "axibulk/extract.h"
 #include "axibulk/extract_job.h"
-#include "axibulk/kdtree.h"
+#include "numerics/kdtree.h"
 #include "axibulk/timeproc.h"
 
 /* Bounded per-rank cache of element blocks (extract_cache.c). cap 0: disabled. */

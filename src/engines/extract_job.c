@@ -167,7 +167,7 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
         d.nsamples = axb_extract_npts(plan);
         d.dt = axb_extract_dt(plan);
         d.start_offset = axb_extract_start_offset(plan);
-        d.kind = axb_kind_name(job->opts.kind);
+        d.kind = axb_quantity_name(job->opts.quantity);
         d.database = info->path;
         d.sources = job->sources;
         d.nsources = job->nsources;

@@ -7,21 +7,21 @@
 
 #include "engines/extract_internal.h"
 
-const char *axb_kind_name(axb_kind k)
+const char *axb_quantity_name(axb_quantity k)
 {
-    return k == AXB_KIND_VELOCITY ? "velocity" : k == AXB_KIND_ACCELERATION ? "acceleration" : "displacement";
+    return k == AXB_QUANTITY_VELOCITY ? "velocity" : k == AXB_QUANTITY_ACCELERATION ? "acceleration" : "displacement";
 }
 
-const char *axb_kind_units(axb_kind k)
+const char *axb_quantity_units(axb_quantity k)
 {
-    return k == AXB_KIND_VELOCITY ? "m/s" : k == AXB_KIND_ACCELERATION ? "m/s^2" : "m";
+    return k == AXB_QUANTITY_VELOCITY ? "m/s" : k == AXB_QUANTITY_ACCELERATION ? "m/s^2" : "m";
 }
 
-axb_status axb_kind_parse(const char *s, axb_kind *kind, axb_error *err)
+axb_status axb_quantity_parse(const char *s, axb_quantity *kind, axb_error *err)
 {
     for (int k = 0; k < 3; k++)
-        if (!strcmp(s, axb_kind_name((axb_kind)k))) {
-            *kind = (axb_kind)k;
+        if (!strcmp(s, axb_quantity_name((axb_quantity)k))) {
+            *kind = (axb_quantity)k;
             return AXB_OK;
         }
     return axb_error_set(err, AXB_ERR_ARG,

@@ -120,10 +120,10 @@ static axb_status sliprate_ready(const axb_extract_plan *p, const axb_source *sr
 
 static axb_status n_derivatives(const axb_extract_plan *p, bool force, int *nder, axb_error *err)
 {
-    *nder = (int)p->opts.kind - p->info->stf_map + (force ? 1 : 0);
+    *nder = (int)p->opts.quantity - p->info->stf_map + (force ? 1 : 0);
     AXB_CHECK(err, *nder >= 0, AXB_ERR_UNSUPPORTED,
               "%s from a database with a %s source time function would need integration",
-              axb_kind_name(p->opts.kind), p->info->stf);
+              axb_quantity_name(p->opts.quantity), p->info->stf);
     return AXB_OK;
 }
 

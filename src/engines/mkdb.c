@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/repack.h"
 

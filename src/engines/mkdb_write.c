@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "axibulk/timefmt.h"
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/sem.h"
 

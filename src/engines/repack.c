@@ -18,7 +18,7 @@
 
 #include "axibulk/timefmt.h"
 #include "axibulk/db.h"
-#include "axibulk/rawfile.h"
+#include "io/hdf5/block_writer.h"
 #include "axibulk/repack.h"
 
 static axb_status nc_fail(int rc, axb_error *err, const char *what, const char *path)
@@ -114,13 +114,13 @@ static void start_writeback(int fd)
 /* Collective: the data written so far reach the disk (nc_sync, or for direct writes the end of
  * the open stream and fdatasync), then rank 0 records every element any rank has finished
  * (done[] of all ranks OR-ed). */
-static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, axb_rawfile *rf, const char *partial,
+static axb_status checkpoint(MPI_Comm comm, int rank, int ncid, axb_block_writer *rf, const char *partial,
                              const char *done_path, int64_t nelem, int deflate, uint8_t *done, axb_error *err)
 {
     axb_status st = AXB_OK;
     if (rf) {
-        st = axb_rawfile_end(rf, err);
-        if (!st) st = axb_rawfile_sync(rf, err);
+        st = axb_block_writer_end(rf, err);
+        if (!st) st = axb_block_writer_sync(rf, err);
     } else {
         int rc = nc_sync(ncid);
         if (rc != NC_NOERR) st = nc_fail(rc, err, "sync", partial);
@@ -377,7 +377,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
              * (1, 1 is HDF5's default, "no alignment"). */
             int thr = 1, al = 1;
             if (nc_get_alignment(&thr, &al) != NC_NOERR || al <= 0) thr = al = 1;
-            nc_set_alignment(1 << 20, AXB_RAWFILE_ALIGN);
+            nc_set_alignment(1 << 20, AXB_BLOCK_WRITER_ALIGN);
             rc = nc_create_par(partial, NC_NETCDF4 | NC_CLOBBER, comm, MPI_INFO_NULL, &ids.ncid);
             nc_set_alignment(thr, al);
         }
@@ -464,11 +464,11 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     if (per < 1) per = 1;
     int64_t nslabs = 0, max_slabs = 0;
     const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
-    axb_rawfile *rf = NULL;
+    axb_block_writer *rf = NULL;
     if (!st) {
         slabs = malloc((size_t)((hi - lo) / per + (hi - lo) + 1) * sizeof *slabs);
         if (direct) /* the writer's buffer, read into directly: no copy */
-            st = axb_rawfile_open(partial, (size_t)(per * block_bytes), true, &rf, err);
+            st = axb_block_writer_open(partial, (size_t)(per * block_bytes), true, &rf, err);
         else if (!(buf = malloc((size_t)per * (size_t)block_bytes)))
             st = axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)", (long long)per);
         if (!slabs && !st) st = axb_error_set(err, AXB_ERR_NOMEM, "slab list");
@@ -504,9 +504,9 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         axb_status ls = AXB_OK;
         float *dst = buf;
         if (direct && s.count) {
-            if (s.start != stream_next) ls = axb_rawfile_begin(rf, data_offset + s.start * block_bytes, err);
+            if (s.start != stream_next) ls = axb_block_writer_begin(rf, data_offset + s.start * block_bytes, err);
             size_t head = 0;
-            dst = (float *)(void *)((char *)axb_rawfile_buffer(rf, &head) + head);
+            dst = (float *)(void *)((char *)axb_block_writer_buffer(rf, &head) + head);
         }
         /* the chunks of the next slabs are read in the background while this one is transposed
          * (the read itself lists the current slab; the first is listed before those after it);
@@ -519,8 +519,8 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         if (st) break;
         if (direct) {
             /* every rank writes its own range; they stay in step through agree() */
-            if (s.count) ls = axb_rawfile_put(rf, (size_t)(s.count * block_bytes), err);
-            if (!axb_rawfile_is_direct(rf)) axb_rawfile_start_writeback(rf);
+            if (s.count) ls = axb_block_writer_put(rf, (size_t)(s.count * block_bytes), err);
+            if (!axb_block_writer_is_direct(rf)) axb_block_writer_start_writeback(rf);
             stream_next = s.start + s.count;
             st = agree(comm, ls, err);
         } else {
@@ -560,8 +560,8 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     }
     if (wfd >= 0) close(wfd);
     res->write_mode = direct ? AXB_REPACK_WRITE_DIRECT : AXB_REPACK_WRITE_COLLECTIVE;
-    if (rf) res->page_cache_bypassed = axb_rawfile_is_direct(rf);
-    axb_rawfile_close(&rf);
+    if (rf) res->page_cache_bypassed = axb_block_writer_is_direct(rf);
+    axb_block_writer_close(&rf);
     if (ids.ncid >= 0) {
         int rc = nc_close(ids.ncid);
         if (!st && rc != NC_NOERR) st = nc_fail(rc, err, "close", partial);

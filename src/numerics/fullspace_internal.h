@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 
 enum { AXB_FS_NTF = 5 };
 

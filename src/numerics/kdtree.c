@@ -1,6 +1,6 @@
 /* Implicit balanced KD-tree: the points are permuted so that every range [lo, hi) is split at its
  * middle element by alternating axes; no node structs, one index array. */
-#include "axibulk/kdtree.h"
+#include "numerics/kdtree.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

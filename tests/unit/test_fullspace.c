@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axibulk/fullspace.h"
+#include "numerics/fullspace.h"
 #include "check.h"
 #include "numerics/fullspace_internal.h"
 

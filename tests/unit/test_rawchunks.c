@@ -1,4 +1,4 @@
-/* Raw chunk reads (io/h5util.h h5u_rawchunks_*) against values known in closed form: chunked,
+/* Raw chunk reads (io/h5util.h axb_chunk_reader_*) against values known in closed form: chunked,
  * unfiltered float datasets holding v_d(t, p) = 10000 d + p + t / 1000, in both orientations
  * ((samples, points) and (points, samples)), with a partial edge chunk and chunks written out of
  * order and alternating between the datasets (so neighbours in index are not always neighbours on
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "io/h5util.h"
+#include "io/hdf5/h5util.h"
 
 #define NT 37
 #define NP 1000 /* 9 chunks of 112, the last one partial */
@@ -88,7 +88,7 @@ static int64_t fill_ids(set s, int64_t *ids)
 
 /* Reads set s from every dataset and compares; "what" names the case in messages. Returns the
  * bytes the caller read itself (not from the cache). */
-static int64_t read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd, set s, const char *what)
+static int64_t read_check(check_ctx *T, axb_chunk_reader *r, const int *idx, int nd, set s, const char *what)
 {
     int64_t own = 0;
     int64_t ids[NP];
@@ -99,7 +99,7 @@ static int64_t read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd
         bool used = false;
         int64_t bytes = 0, calls = 0;
         /* min_fill 0: every set is read, however sparse */
-        CHECK_MSG(T, h5u_rawchunks_read_cols(r, idx[k], n, ids, 0.0, buf, &used, &bytes, &calls, &err) == AXB_OK, "%s",
+        CHECK_MSG(T, axb_chunk_reader_read_cols(r, idx[k], n, ids, 0.0, buf, &used, &bytes, &calls, &err) == AXB_OK, "%s",
                   err.msg);
         CHECK_MSG(T, used, "%s: set from %lld not read", what, (long long)s.first);
         if (!used) continue;
@@ -114,12 +114,12 @@ static int64_t read_check(check_ctx *T, h5u_rawchunks *r, const int *idx, int nd
     return own;
 }
 
-static void prefetch(check_ctx *T, h5u_rawchunks *r, set s, int64_t *bytes_sum)
+static void prefetch(check_ctx *T, axb_chunk_reader *r, set s, int64_t *bytes_sum)
 {
     int64_t ids[NP], bytes = 0, calls = 0;
     const int64_t n = fill_ids(s, ids);
     axb_error err = AXB_ERROR_INIT;
-    CHECK_MSG(T, h5u_rawchunks_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, axb_chunk_reader_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK, "%s", err.msg);
     *bytes_sum += bytes;
 }
 
@@ -168,11 +168,11 @@ static void read_sets(check_ctx *T, const char *path, int axis)
      * datasets (prefetches taken) */
     const int64_t caches[] = {0, 3 * chunk_bytes, 2 * NR * NCHUNK * chunk_bytes};
     for (int c = 0; c < 3; c++) {
-        h5u_rawchunks *r = NULL;
-        CHECK_MSG(T, h5u_rawchunks_open(path, caches[c], &r, &err) == AXB_OK && r, "%s", err.msg);
+        axb_chunk_reader *r = NULL;
+        CHECK_MSG(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r, "%s", err.msg);
         if (!r) continue;
         for (int k = 0; k < NR; k++) {
-            CHECK(T, h5u_rawchunks_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
+            CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
             CHECK(T, idx[k] == k);
         }
         char what[64];
@@ -193,12 +193,12 @@ static void read_sets(check_ctx *T, const char *path, int axis)
          * fresh reader the first prefetch queues every chunk of every dataset, in long runs */
         if (c == 2) {
             CHECK_MSG(T, queued == 0, "%lld bytes queued again", (long long)queued);
-            h5u_rawchunks_close(&r);
-            CHECK(T, h5u_rawchunks_open(path, caches[c], &r, &err) == AXB_OK && r);
-            for (int k = 0; r && k < NR; k++) CHECK(T, h5u_rawchunks_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
+            axb_chunk_reader_close(&r);
+            CHECK(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r);
+            for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
             int64_t ids[NP], bytes = 0, calls = 0;
             const int64_t n = fill_ids(sets[0], ids);
-            CHECK(T, r && h5u_rawchunks_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK);
+            CHECK(T, r && axb_chunk_reader_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK);
             CHECK_MSG(T, bytes == NR * NCHUNK * chunk_bytes, "%lld bytes queued", (long long)bytes);
             /* one read per run of chunks adjacent on disk, as HDF5 placed them */
             const int64_t runs = adjacent_runs(d, axis);
@@ -210,10 +210,10 @@ static void read_sets(check_ctx *T, const char *path, int axis)
         int64_t ids[2] = {0, 500}, bytes = 0, calls = 0;
         bool used = true;
         float buf[2 * NT];
-        CHECK(T, r && h5u_rawchunks_read_cols(r, idx[0], 2, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK &&
+        CHECK(T, r && axb_chunk_reader_read_cols(r, idx[0], 2, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK &&
                      !used);
-        CHECK(T, r && h5u_rawchunks_prefetch(r, 2, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
-        h5u_rawchunks_close(&r);
+        CHECK(T, r && axb_chunk_reader_prefetch(r, 2, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
+        axb_chunk_reader_close(&r);
         CHECK(T, r == NULL);
     }
     for (int k = 0; k < ND; k++) H5Dclose(d[k]);
@@ -233,10 +233,10 @@ static void listed_kept(check_ctx *T, const char *path)
         d[k] = H5Dopen2(f, name, H5P_DEFAULT);
     }
     axb_error err = AXB_ERROR_INIT;
-    h5u_rawchunks *r = NULL;
+    axb_chunk_reader *r = NULL;
     int idx[NR];
-    CHECK(T, h5u_rawchunks_open(path, 16 * CP * NT * 4, &r, &err) == AXB_OK && r);
-    for (int k = 0; r && k < NR; k++) CHECK(T, h5u_rawchunks_add(r, d[taken[k]], 1, &idx[k], &err) == AXB_OK);
+    CHECK(T, axb_chunk_reader_open(path, 16 * CP * NT * 4, &r, &err) == AXB_OK && r);
+    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, &idx[k], &err) == AXB_OK);
     if (r) {
         const set a = {0, 1, 2 * CP}, x = {2 * CP, 1, 2 * CP}, b = {4 * CP, 1, 2 * CP}, c = {6 * CP, 1, 2 * CP};
         int64_t q = 0;
@@ -272,7 +272,7 @@ static void listed_kept(check_ctx *T, const char *path)
         CHECK_MSG(T, q > 0, "x after b and c were read: nothing queued");
         CHECK(T, read_check(T, r, idx, NR, x, "x prefetched") == 0);
     }
-    h5u_rawchunks_close(&r);
+    axb_chunk_reader_close(&r);
     for (int k = 0; k < ND; k++) H5Dclose(d[k]);
     H5Fclose(f);
 }
@@ -285,10 +285,10 @@ static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
     make(path, 1, 1, false, false, false);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     axb_error err = AXB_ERROR_INIT;
-    h5u_rawchunks *r = NULL;
+    axb_chunk_reader *r = NULL;
     int idx = -1;
-    CHECK(T, h5u_rawchunks_open(path, with_prefetch ? (int64_t)1 << 20 : 0, &r, &err) == AXB_OK && r);
-    CHECK(T, r && h5u_rawchunks_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
+    CHECK(T, axb_chunk_reader_open(path, with_prefetch ? (int64_t)1 << 20 : 0, &r, &err) == AXB_OK && r);
+    CHECK(T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
     haddr_t a = HADDR_UNDEF;
     hsize_t off[2] = {0, 0}, sz = 0;
     unsigned mask = 0;
@@ -300,16 +300,16 @@ static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
     CHECK(T, truncate(path, (off_t)(a + 100)) == 0);
     /* HDF5 still knows where chunk 0 is (its index was read above); the data are gone: the
      * helper thread finds that, and the read waiting for the chunk reports it */
-    if (with_prefetch) CHECK(T, r && h5u_rawchunks_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes > 0);
-    axb_status st = r ? h5u_rawchunks_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) : AXB_OK;
+    if (with_prefetch) CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes > 0);
+    axb_status st = r ? axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) : AXB_OK;
     CHECK_MSG(T, st == AXB_ERR_FORMAT, "status %d", (int)st);
     CHECK_CONTAINS(T, err.msg, "truncated");
     if (with_prefetch) { /* the helper's failure stays: every later call reports it */
         err = (axb_error)AXB_ERROR_INIT;
-        CHECK(T, r && h5u_rawchunks_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_ERR_FORMAT);
+        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_ERR_FORMAT);
         CHECK_CONTAINS(T, err.msg, "truncated");
     }
-    h5u_rawchunks_close(&r);
+    axb_chunk_reader_close(&r);
     free(buf);
     H5Dclose(d);
     H5Fclose(f);
@@ -330,25 +330,25 @@ int main(void)
     }
     listed_kept(&T, path); /* axis 1 */
     axb_error err = AXB_ERROR_INIT;
-    h5u_rawchunks *r = NULL;
+    axb_chunk_reader *r = NULL;
     int idx = 0;
     /* deflated, or another chunk shape than the first dataset's: not for this reader */
     snprintf(path, sizeof path, "%s/deflate.h5", dir);
     make(path, 1, 1, true, false, false);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
-    CHECK(&T, h5u_rawchunks_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && h5u_rawchunks_add(r, d, 1, &idx, &err) == AXB_OK && idx == -1);
-    h5u_rawchunks_close(&r);
+    CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == -1);
+    axb_chunk_reader_close(&r);
     H5Dclose(d);
     H5Fclose(f);
     snprintf(path, sizeof path, "%s/odd.h5", dir);
     make(path, 1, 1, false, false, true);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     hid_t w = H5Dopen2(f, "w", H5P_DEFAULT);
-    CHECK(&T, h5u_rawchunks_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && h5u_rawchunks_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
-    CHECK(&T, r && h5u_rawchunks_add(r, w, 1, &idx, &err) == AXB_OK && idx == -1);
-    h5u_rawchunks_close(&r);
+    CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
+    CHECK(&T, r && axb_chunk_reader_add(r, w, 1, &idx, &err) == AXB_OK && idx == -1);
+    axb_chunk_reader_close(&r);
     H5Dclose(w);
     H5Dclose(d);
     H5Fclose(f);
@@ -356,19 +356,19 @@ int main(void)
     snprintf(path, sizeof path, "%s/hole.h5", dir);
     make(path, 1, 1, false, true, false);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
-    CHECK(&T, h5u_rawchunks_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && h5u_rawchunks_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
+    CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
     int64_t ids[CP];
     float *buf = malloc(CP * NT * sizeof *buf);
     bool used = true;
     int64_t bytes, calls;
     for (int64_t u = 0; u < CP; u++) ids[u] = 3 * CP + u;
-    CHECK(&T, r && h5u_rawchunks_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
-    CHECK(&T, r && h5u_rawchunks_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && !used);
+    CHECK(&T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
+    CHECK(&T, r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && !used);
     for (int64_t u = 0; u < CP; u++) ids[u] = 4 * CP + u;
-    CHECK(&T, r && h5u_rawchunks_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && used &&
+    CHECK(&T, r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && used &&
                   buf[5 * NT + 7] == value(0, 7, 4 * CP + 5));
-    h5u_rawchunks_close(&r);
+    axb_chunk_reader_close(&r);
     free(buf);
     H5Dclose(d);
     H5Fclose(f);

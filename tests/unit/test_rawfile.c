@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "axibulk/rawfile.h"
+#include "io/hdf5/block_writer.h"
 #include "check.h"
 
 #define FSIZE (3 * 1024 * 1024 + 123)
@@ -27,12 +27,12 @@ static int make_file(const char *path, unsigned char fill)
 }
 
 /* a put of n pattern bytes at the stream's position *pos */
-static axb_status put(axb_rawfile *w, int64_t *pos, size_t n, int salt, unsigned char *model, axb_error *err)
+static axb_status put(axb_block_writer *w, int64_t *pos, size_t n, int salt, unsigned char *model, axb_error *err)
 {
     size_t head;
-    unsigned char *b = (unsigned char *)axb_rawfile_buffer(w, &head) + head;
+    unsigned char *b = (unsigned char *)axb_block_writer_buffer(w, &head) + head;
     for (size_t k = 0; k < n && k < CAP; k++) b[k] = model[*pos + (int64_t)k] = pattern(*pos + (int64_t)k, salt);
-    axb_status st = axb_rawfile_put(w, n, err);
+    axb_status st = axb_block_writer_put(w, n, err);
     if (!st) *pos += (int64_t)n;
     return st;
 }
@@ -45,18 +45,18 @@ static void run(check_ctx *T, const char *dir, bool direct)
     memset(model, 0xEE, FSIZE);
     CHECK(T, make_file(path, 0xEE) == 0);
     axb_error err = AXB_ERROR_INIT;
-    axb_rawfile *a = NULL, *b = NULL;
-    CHECK_MSG(T, axb_rawfile_open(path, CAP, direct, &a, &err) == AXB_OK, "%s", err.msg);
-    CHECK_MSG(T, axb_rawfile_open(path, CAP, direct, &b, &err) == AXB_OK, "%s", err.msg);
+    axb_block_writer *a = NULL, *b = NULL;
+    CHECK_MSG(T, axb_block_writer_open(path, CAP, direct, &a, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, axb_block_writer_open(path, CAP, direct, &b, &err) == AXB_OK, "%s", err.msg);
     if (!a || !b) goto out;
-    if (!direct) CHECK(T, !axb_rawfile_is_direct(a));
-    printf("%s: O_DIRECT %s\n", path, axb_rawfile_is_direct(a) ? "used" : "not used");
+    if (!direct) CHECK(T, !axb_block_writer_is_direct(a));
+    printf("%s: O_DIRECT %s\n", path, axb_block_writer_is_direct(a) ? "used" : "not used");
     /* a: [1001, 1001093), then a restart mid-page, up to 1700002; b: [1700002, 3004099) */
     int64_t pa = 1001, pb = 1700002;
     const size_t sizes_a[] = {3, 4093, 1, 5000, 299999, 4096, 8192, 12, 300000, 300000, 78696};
     const size_t sizes_b[] = {2, 4094, 100000, 300000, 300000, 300000, 300000, 1};
-    CHECK(T, axb_rawfile_begin(a, pa, &err) == AXB_OK);
-    CHECK(T, axb_rawfile_begin(b, pb, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_begin(a, pa, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_begin(b, pb, &err) == AXB_OK);
     size_t ia = 0, ib = 0;
     while (ia < sizeof sizes_a / sizeof *sizes_a || ib < sizeof sizes_b / sizeof *sizes_b) {
         if (ia < sizeof sizes_a / sizeof *sizes_a) CHECK_MSG(T, put(a, &pa, sizes_a[ia++], 1, model, &err) == AXB_OK, "%s", err.msg);
@@ -64,24 +64,24 @@ static void run(check_ctx *T, const char *dir, bool direct)
     }
     CHECK(T, pa == 1001093 && pb == 3004099);
     /* a checkpoint: the stream ends (tail written), the file is synced, a new stream goes on */
-    CHECK(T, axb_rawfile_end(a, &err) == AXB_OK && axb_rawfile_sync(a, &err) == AXB_OK);
-    CHECK(T, axb_rawfile_begin(a, pa, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_end(a, &err) == AXB_OK && axb_block_writer_sync(a, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_begin(a, pa, &err) == AXB_OK);
     while (pa < 1700002) {
         const size_t n = (size_t)(1700002 - pa) < 123457 ? (size_t)(1700002 - pa) : 123457;
         CHECK_MSG(T, put(a, &pa, n, 3, model, &err) == AXB_OK, "%s", err.msg);
     }
-    CHECK(T, axb_rawfile_put(a, CAP + 1, &err) == AXB_ERR_INTERNAL); /* more than the buffer holds */
-    CHECK(T, axb_rawfile_end(a, &err) == AXB_OK && axb_rawfile_end(b, &err) == AXB_OK);
-    CHECK(T, axb_rawfile_sync(b, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_put(a, CAP + 1, &err) == AXB_ERR_INTERNAL); /* more than the buffer holds */
+    CHECK(T, axb_block_writer_end(a, &err) == AXB_OK && axb_block_writer_end(b, &err) == AXB_OK);
+    CHECK(T, axb_block_writer_sync(b, &err) == AXB_OK);
     int64_t d = 0, p = 0, d2 = 0, p2 = 0;
-    axb_rawfile_counts(a, &d, &p);
-    axb_rawfile_counts(b, &d2, &p2);
+    axb_block_writer_counts(a, &d, &p);
+    axb_block_writer_counts(b, &d2, &p2);
     CHECK_MSG(T, d + p + d2 + p2 == (1700002 - 1001) + (pb - 1700002), "%lld bytes counted", (long long)(d + p + d2 + p2));
     /* with O_DIRECT only the shared pages at the ends of the three streams go through the cache */
-    if (axb_rawfile_is_direct(a)) CHECK_MSG(T, p + p2 <= 6 * AXB_RAWFILE_ALIGN, "%lld buffered bytes", (long long)(p + p2));
+    if (axb_block_writer_is_direct(a)) CHECK_MSG(T, p + p2 <= 6 * AXB_BLOCK_WRITER_ALIGN, "%lld buffered bytes", (long long)(p + p2));
     else CHECK(T, d + d2 == 0);
-    axb_rawfile_close(&a);
-    axb_rawfile_close(&b);
+    axb_block_writer_close(&a);
+    axb_block_writer_close(&b);
     CHECK(T, a == NULL && b == NULL);
     FILE *f = fopen(path, "rb");
     CHECK(T, f && fread(got, 1, FSIZE, f) == FSIZE && fgetc(f) == EOF);
@@ -92,8 +92,8 @@ static void run(check_ctx *T, const char *dir, bool direct)
     CHECK_MSG(T, first_bad < 0, "byte %lld differs: %02x, expected %02x", (long long)first_bad,
               first_bad >= 0 ? got[first_bad] : 0, first_bad >= 0 ? model[first_bad] : 0);
 out:
-    axb_rawfile_close(&a);
-    axb_rawfile_close(&b);
+    axb_block_writer_close(&a);
+    axb_block_writer_close(&b);
     free(model);
     free(got);
 }
@@ -151,8 +151,8 @@ int main(void)
     run(&T, dir, false);
     extent(&T, dir);
     axb_error err = AXB_ERROR_INIT;
-    axb_rawfile *w = NULL;
-    CHECK(&T, axb_rawfile_open("/nonexistent/x", CAP, true, &w, &err) == AXB_ERR_IO && w == NULL);
+    axb_block_writer *w = NULL;
+    CHECK(&T, axb_block_writer_open("/nonexistent/x", CAP, true, &w, &err) == AXB_ERR_IO && w == NULL);
     CHECK_CONTAINS(&T, err.msg, "/nonexistent/x: cannot open for writing");
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "axibulk/geometry.h"
-#include "axibulk/kdtree.h"
+#include "numerics/kdtree.h"
 #include "axibulk/sem.h"
 #include "check.h"
 

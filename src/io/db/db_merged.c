@@ -1,0 +1,172 @@
+/* Backend for the merged ("unrolled") layout: one merged_output.nc4 with
+ * /MergedSnapshots (elements, nvars, xi, eta, samples), the whole block of an element contiguous
+ * (reference notes §1.7). Written by Instaseis' repack_db.py (element-chunked, deflate) or by
+ * `axibulk repack` (chunked or contiguous). A request becomes one H5Dread whose file selection is
+ * the union of the requested elements' slabs, merged into runs of consecutive elements. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/unique.h"
+#include "io/db/db_internal.h"
+#include "io/hdf5/h5util.h"
+
+#define MERGED "/MergedSnapshots"
+
+typedef struct merged_impl {
+    hid_t fid, dset;
+} merged_impl;
+
+static axb_status sims_of_nvars(hsize_t nvars, bool *has, axb_error *err)
+{
+    switch (nvars) {
+    case 2: has[AXB_SIM_PZ] = true; return AXB_OK;
+    case 3: has[AXB_SIM_PX] = true; return AXB_OK;
+    case 5: has[AXB_SIM_PX] = has[AXB_SIM_PZ] = true; return AXB_OK;
+    case 10:
+        has[AXB_SIM_MZZ] = has[AXB_SIM_MXX_P_MYY] = has[AXB_SIM_MXZ_MYZ] =
+            has[AXB_SIM_MXY_MXX_M_MYY] = true;
+        return AXB_OK;
+    default:
+        return axb_error_set(err, AXB_ERR_FORMAT,
+                             "variable '" MERGED "': %llu variables per element; a merged database "
+                             "has 2 (PZ), 3 (PX), 5 (PX+PZ) or 10 (forward)",
+                             (unsigned long long)nvars);
+    }
+}
+
+static axb_status merged_describe(hid_t fid, axb_db *db, axb_error *err)
+{
+    axb_db_info *info = &db->info;
+    AXB_TRY(axb_db_read_attributes(fid, info, err));
+    AXB_CHECK(err, info->dump == AXB_DUMP_DISPL_ONLY, AXB_ERR_UNSUPPORTED,
+              "dump type '%s': merged databases hold displacement only",
+              axb_dump_type_name(info->dump));
+    int r;
+    hsize_t d[H5U_MAXRANK];
+    AXB_TRY(axb_h5_dims(fid, MERGED, &r, d, err));
+    const hsize_t np1 = (hsize_t)info->npol + 1;
+    AXB_CHECK(err, r == 5 && d[2] == np1 && d[3] == np1 && (int64_t)d[4] == info->ndumps,
+              AXB_ERR_FORMAT,
+              "variable '" MERGED "': expected (elements, nvars, %llu, %llu, %lld samples)",
+              (unsigned long long)np1, (unsigned long long)np1, (long long)info->ndumps);
+    AXB_CHECK(err, (int64_t)d[0] == info->nelem, AXB_ERR_FORMAT,
+              "variable '" MERGED "': %llu elements, but attribute 'nelem_kwf_global' says %lld",
+              (unsigned long long)d[0], (long long)info->nelem);
+    AXB_TRY(sims_of_nvars(d[1], info->has_sim, err));
+    axb_db_finish_info(info);
+
+    hid_t ds = H5Dopen2(fid, MERGED, H5P_DEFAULT);
+    hid_t dcpl = ds >= 0 ? H5Dget_create_plist(ds) : -1;
+    info->chunked = false;
+    info->deflate = -1;
+    if (dcpl >= 0) {
+        info->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+        for (int i = 0; i < H5Pget_nfilters(dcpl); i++) {
+            unsigned flags, cd[4] = {0};
+            size_t ncd = 4;
+            if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE)
+                info->deflate = ncd ? (int)cd[0] : 0;
+        }
+        H5Pclose(dcpl);
+    }
+    if (ds >= 0) H5Dclose(ds);
+    AXB_TRY(axb_mesh_read(fid, info, true, &db->mesh, err));
+    AXB_TRY(axb_db_read_stf(fid, info->ndumps, &db->stf, &db->stf_d, err));
+    return AXB_OK;
+}
+
+static axb_status merged_read_meta(axb_db *db, const axb_db_found *found, axb_error *err)
+{
+    axb_db_info *info = &db->info;
+    const char *rel = found->files[0];
+    hid_t fid;
+    AXB_TRY_CTX(err, axb_h5_open(found->files[0], H5P_DEFAULT, &fid, err), "%s", rel);
+    axb_status st = merged_describe(fid, db, err);
+    H5Fclose(fid);
+    if (st) return axb_error_prefix(err, "%s", rel);
+    info->layout = AXB_LAYOUT_MERGED;
+    info->nfiles = 1;
+    snprintf(info->files[0], AXB_PATH_MAX, "%s", found->files[0]);
+    struct stat sb;
+    info->file_bytes[0] = stat(found->files[0], &sb) == 0 ? (int64_t)sb.st_size : 0;
+    info->total_bytes = info->file_bytes[0];
+    db->npoint_vars = info->nvars;
+    return AXB_OK;
+}
+
+static void merged_close(axb_db *db)
+{
+    merged_impl *m = db->impl;
+    if (!m) return;
+    if (m->dset >= 0) H5Dclose(m->dset);
+    if (m->fid >= 0) H5Fclose(m->fid);
+    free(m);
+    db->impl = NULL;
+}
+
+static axb_status merged_open_data(axb_db *db, axb_error *err)
+{
+    merged_impl *m = calloc(1, sizeof *m);
+    if (!m) return axb_error_set(err, AXB_ERR_NOMEM, "database handles");
+    m->fid = m->dset = -1;
+    db->impl = m;
+    const char *rel = db->info.files[0];
+    AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, db->info.files[0], &m->fid, err), "%s", rel);
+    m->dset = H5Dopen2(m->fid, MERGED, H5P_DEFAULT);
+    AXB_CHECK(err, m->dset >= 0, AXB_ERR_HDF5, "%s: cannot open " MERGED, rel);
+    return AXB_OK;
+}
+
+/* One H5Dread of the sorted distinct elements uniq[0..nu) into buf[nu][block]. */
+static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode,
+                              float *buf, axb_error *err)
+{
+    merged_impl *m = db->impl;
+    int64_t bytes = 0;
+    AXB_TRY_CTX(err, axb_h5_read_runs(m->dset, 0, nu, uniq, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT,
+                                   buf, &bytes, err), "%s", db->info.files[0]);
+    db->stats.read_calls++;
+    db->stats.bytes_read += bytes;
+    return AXB_OK;
+}
+
+static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *elems,
+                                       axb_io_mode mode, float *out, axb_error *err)
+{
+    bool sorted_unique = true;
+    for (int64_t k = 1; k < n && sorted_unique; k++) sorted_unique = elems[k] > elems[k - 1];
+    if (sorted_unique) return read_sorted(db, n, elems, mode, out, err);
+
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(axb_unique_i64(elems, n, &uniq, &nu, &inv, err));
+    const int64_t bf = axb_db_block_floats(db);
+    float *tmp = malloc((size_t)nu * (size_t)bf * sizeof *tmp);
+    axb_status st = tmp ? read_sorted(db, nu, uniq, mode, tmp, err)
+                        : axb_error_set(err, AXB_ERR_NOMEM, "%lld element blocks", (long long)nu);
+    if (!st)
+        for (int64_t k = 0; k < n; k++)
+            memcpy(out + k * bf, tmp + inv[k] * bf, (size_t)bf * sizeof *out);
+    free(tmp);
+    free(uniq);
+    free(inv);
+    return st;
+}
+
+static axb_status merged_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
+                                     float *out, axb_error *err)
+{
+    (void)db; (void)n; (void)ids; (void)mode; (void)out;
+    return axb_error_set(err, AXB_ERR_UNSUPPORTED,
+                         "point reads: a merged database is read by whole elements");
+}
+
+const axb_db_ops axb_db_merged_ops = {
+    .name = "merged",
+    .read_meta = merged_read_meta,
+    .open_data = merged_open_data,
+    .read_elements = merged_read_elements,
+    .read_points = merged_read_points,
+    .close = merged_close,
+};

@@ -1,0 +1,417 @@
+/* Backend for AxiSEM's original layout: one ordered_output.nc4 per run, /Snapshots/<var> shaped
+ * (samples, points) ("normal") or (points, samples) ("transposed", after repack_db.py transpose).
+ * An element needs its 25 points from every variable of every run; we gather all points of a
+ * request, sorted and unique, and read each variable with one H5Dread over the union of runs of
+ * consecutive points, which HDF5 turns into whole-chunk reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/unique.h"
+#include "io/db/db_internal.h"
+#include "io/hdf5/h5util.h"
+
+#define NV_MAX 6
+/* bulk reads take whole chunks when the request fills at least this share of those it touches */
+#define BULK_MIN_FILL 0.25
+
+static const char *const displ_names[3] = {"disp_s", "disp_p", "disp_z"};
+static const char *const strain_names[NV_MAX] = {"strain_dsus", "strain_dsuz", "strain_dpup",
+                                                 "strain_dsup", "strain_dzup", "straintrace"};
+
+typedef struct orig_file {
+    hid_t fid;
+    hid_t dset[NV_MAX];         /* -1 where the run has no such variable */
+    int nv;
+    const char *path;
+    axb_chunk_reader *raw;         /* bulk reads of unfiltered chunks, opened at first use */
+    int raw_idx[NV_MAX];        /* each variable's number in raw, -1: through HDF5 */
+    bool raw_tried;
+} orig_file;
+
+typedef struct orig_impl {
+    orig_file f[4];
+} orig_impl;
+
+/* The variables a run's file holds, in the order they appear in element blocks / point reads. */
+static int run_vars(const axb_db_info *info, axb_sim sim, const char **names)
+{
+    if (info->dump == AXB_DUMP_DISPL_ONLY) {
+        int n = 0;
+        names[n++] = displ_names[0];
+        if (info->ncomp[sim] == 3) names[n++] = displ_names[1];
+        names[n++] = displ_names[2];
+        return n;
+    }
+    for (int v = 0; v < NV_MAX; v++) names[v] = strain_names[v];
+    return NV_MAX;
+}
+
+/* Checks a snapshot variable's shape and tells its orientation. */
+static axb_status snapshot_axis(hid_t fid, const char *var, const axb_db_info *info,
+                                bool *transposed, axb_error *err)
+{
+    int r;
+    hsize_t d[H5U_MAXRANK];
+    AXB_TRY(axb_h5_dims(fid, var, &r, d, err));
+    AXB_CHECK(err, r == 2, AXB_ERR_FORMAT, "variable '%s': %d dimensions, expected 2", var, r);
+    AXB_CHECK(err, !(d[0] == d[1]), AXB_ERR_UNSUPPORTED,
+              "variable '%s': square (%llu x %llu), so its time axis cannot be told", var,
+              (unsigned long long)d[0], (unsigned long long)d[1]);
+    if ((int64_t)d[0] == info->ndumps && (int64_t)d[1] == info->npoints) *transposed = false;
+    else if ((int64_t)d[1] == info->ndumps && (int64_t)d[0] == info->npoints) *transposed = true;
+    else
+        return axb_error_set(err, AXB_ERR_FORMAT,
+                             "variable '%s': shape (%llu, %llu) does not match %lld samples x %lld "
+                             "points", var, (unsigned long long)d[0], (unsigned long long)d[1],
+                             (long long)info->ndumps, (long long)info->npoints);
+    return AXB_OK;
+}
+
+static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool first, axb_error *err)
+{
+    static const char *const exc_name[] = {"monopole", "dipole", "quadpole"};
+    char exc[64];
+    AXB_TRY(axb_h5_attr_string(fid, "excitation type", exc, sizeof exc, err));
+    AXB_CHECK(err, !strcmp(exc, exc_name[info->excitation[sim]]), AXB_ERR_FORMAT,
+              "attribute 'excitation type': '%s', but a %s simulation is a %s", exc,
+              axb_sim_name(sim), exc_name[info->excitation[sim]]);
+    const char *names[NV_MAX];
+    int nv = run_vars(info, sim, names);
+    int present = 0;
+    for (int v = 0; v < nv; v++) {
+        char path[128];
+        snprintf(path, sizeof path, "/Snapshots/%s", names[v]);
+        if (info->dump != AXB_DUMP_DISPL_ONLY && !axb_h5_exists(fid, path)) continue; /* read as 0 */
+        bool tr = false;
+        AXB_TRY(snapshot_axis(fid, path, info, &tr, err));
+        if (first && present == 0) info->transposed = tr;
+        AXB_CHECK(err, tr == info->transposed, AXB_ERR_UNSUPPORTED,
+                  "variable '%s': orientation differs from the database's other snapshot arrays",
+                  path);
+        present++;
+    }
+    AXB_CHECK(err, present > 0, AXB_ERR_FORMAT, "group 'Snapshots': none of the %s variables",
+              axb_dump_type_name(info->dump));
+    AXB_CHECK(err, !(info->transposed && info->dump != AXB_DUMP_DISPL_ONLY), AXB_ERR_UNSUPPORTED,
+              "transposed strain arrays are not supported (Instaseis cannot read them either)");
+    return AXB_OK;
+}
+
+static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_error *err)
+{
+    axb_db_info *info = &db->info;
+    for (int k = 0; k < found->nfiles; k++) info->has_sim[found->sims[k]] = true;
+    axb_db_finish_info(info);
+    info->chunked = true;
+    info->deflate = -1;
+    for (int k = 0; k < found->nfiles; k++) {
+        const char *rel = found->files[k];
+        hid_t fid;
+        AXB_TRY_CTX(err, axb_h5_open(found->files[k], H5P_DEFAULT, &fid, err), "%s", rel);
+        axb_status st;
+        if (k == 0) {
+            /* Instaseis parses the mesh of the first run in our order (PX, else PZ; MZZ). */
+            st = axb_db_read_attributes(fid, info, err);
+            if (!st) axb_db_finish_info(info);
+            if (!st) st = axb_mesh_read(fid, info, info->dump == AXB_DUMP_DISPL_ONLY, &db->mesh, err);
+            if (!st) st = axb_db_read_stf(fid, info->ndumps, &db->stf, &db->stf_d, err);
+        } else {
+            st = axb_db_check_consistent(fid, info, err);
+        }
+        if (!st) st = check_file(fid, info, found->sims[k], k == 0, err);
+        if (!st) {
+            hid_t dcpl = -1;
+            char path[128];
+            const char *names[NV_MAX];
+            run_vars(info, found->sims[k], names);
+            snprintf(path, sizeof path, "/Snapshots/%s", names[0]);
+            hid_t d = axb_h5_exists(fid, path) ? H5Dopen2(fid, path, H5P_DEFAULT) : -1;
+            if (d >= 0 && (dcpl = H5Dget_create_plist(d)) >= 0) {
+                for (int i = 0; i < H5Pget_nfilters(dcpl); i++) {
+                    unsigned flags, cd[4] = {0};
+                    size_t ncd = 4;
+                    if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) ==
+                        H5Z_FILTER_DEFLATE)
+                        info->deflate = ncd ? (int)cd[0] : 0;
+                }
+                info->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+                H5Pclose(dcpl);
+            }
+            if (d >= 0) H5Dclose(d);
+        }
+        H5Fclose(fid);
+        if (st) return axb_error_prefix(err, "%s", rel);
+        snprintf(info->files[k], AXB_PATH_MAX, "%s", found->files[k]);
+        struct stat sb;
+        info->file_bytes[k] = stat(found->files[k], &sb) == 0 ? (int64_t)sb.st_size : 0;
+        info->total_bytes += info->file_bytes[k];
+    }
+    info->nfiles = found->nfiles;
+    info->layout = AXB_LAYOUT_ORIGINAL;
+    db->npoint_vars = 0;
+    for (int s = 0; s < AXB_NSIM; s++) {
+        const char *names[NV_MAX];
+        if (info->has_sim[s]) db->npoint_vars += run_vars(info, (axb_sim)s, names);
+    }
+    return AXB_OK;
+}
+
+static void orig_close(axb_db *db)
+{
+    orig_impl *o = db->impl;
+    if (!o) return;
+    for (int k = 0; k < 4; k++) {
+        axb_chunk_reader_close(&o->f[k].raw);
+        for (int v = 0; v < NV_MAX; v++)
+            if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
+        if (o->f[k].fid >= 0) H5Fclose(o->f[k].fid);
+    }
+    free(o);
+    db->impl = NULL;
+}
+
+static axb_status orig_open_data(axb_db *db, axb_error *err)
+{
+    const axb_db_info *info = &db->info;
+    orig_impl *o = calloc(1, sizeof *o);
+    if (!o) return axb_error_set(err, AXB_ERR_NOMEM, "database handles");
+    for (int k = 0; k < 4; k++) {
+        o->f[k].fid = -1;
+        for (int v = 0; v < NV_MAX; v++) o->f[k].dset[v] = -1;
+    }
+    db->impl = o;
+    int k = 0;
+    for (int s = 0; s < AXB_NSIM; s++) {
+        if (!info->has_sim[s]) continue;
+        orig_file *f = &o->f[k];
+        const char *rel = info->files[k];
+        f->path = info->files[k];
+        AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
+        const char *names[NV_MAX];
+        f->nv = run_vars(info, (axb_sim)s, names);
+        /* A chunk (all samples of 112 points) serves many elements; HDF5's default 1 MiB cache
+         * would decompress it again for every read that touches it. */
+        hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
+        for (int v = 0; v < f->nv; v++) {
+            char path[128];
+            snprintf(path, sizeof path, "/Snapshots/%s", names[v]);
+            if (!axb_h5_exists(f->fid, path)) continue;
+            f->dset[v] = H5Dopen2(f->fid, path, dapl);
+            if (f->dset[v] < 0) {
+                H5Pclose(dapl);
+                return axb_error_set(err, AXB_ERR_HDF5, "%s: variable '%s': cannot open", rel, path);
+            }
+        }
+        H5Pclose(dapl);
+        k++;
+    }
+    return AXB_OK;
+}
+
+/* The file's raw chunk reader, at the first bulk read: one for all its variables, given their
+ * share of the bulk cache; none when no variable qualifies. */
+static axb_status raw_reader(axb_db *db, orig_file *f, axb_error *err)
+{
+    if (f->raw_tried) return AXB_OK;
+    f->raw_tried = true;
+    for (int v = 0; v < NV_MAX; v++) f->raw_idx[v] = -1;
+    const int axis = db->info.transposed ? 0 : 1;
+    const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1) * f->nv;
+    AXB_TRY(axb_chunk_reader_open(f->path, cache, &f->raw, err));
+    bool any = false;
+    for (int v = 0; v < f->nv; v++) {
+        if (f->dset[v] >= 0) AXB_TRY(axb_chunk_reader_add(f->raw, f->dset[v], axis, &f->raw_idx[v], err));
+        any = any || f->raw_idx[v] >= 0;
+    }
+    if (!any) axb_chunk_reader_close(&f->raw);
+    return AXB_OK;
+}
+
+/* Reads columns (points) ids[0..nu) (sorted, distinct) of snapshot variable v of file f into
+ * buf[u][t] (*point_major) or buf[t][u]. */
+static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, const int64_t *ids,
+                               axb_io_mode mode, float *buf, bool *point_major, axb_error *err)
+{
+    int64_t bytes = 0, calls = 0;
+    const int axis = db->info.transposed ? 0 : 1;
+    const hid_t dset = f->dset[v];
+    if (mode == AXB_IO_INDEPENDENT) {
+        /* bulk reads (repack) cover most of the chunks they touch: read them whole, from the
+         * file directly where they are stored plainly, else through HDF5 */
+        bool used = false;
+        AXB_TRY(raw_reader(db, f, err));
+        if (f->raw)
+            AXB_TRY(axb_chunk_reader_read_cols(f->raw, f->raw_idx[v], nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
+        if (!used) AXB_TRY(axb_h5_read_cols_by_chunk(dset, axis, nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
+        if (used) {
+            *point_major = true;
+            db->stats.read_calls += calls;
+            db->stats.bytes_read += bytes;
+            return AXB_OK;
+        }
+    }
+    AXB_TRY(axb_h5_read_runs(dset, axis, nu, ids, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT, buf, &bytes, err));
+    *point_major = db->info.transposed; /* file order of the selection */
+    db->stats.read_calls++;
+    db->stats.bytes_read += bytes;
+    return AXB_OK;
+}
+
+/* Starts the raw reads of points ids[0..nu) of every file (bulk reads only). */
+static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, axb_error *err)
+{
+    orig_impl *o = db->impl;
+    for (int k = 0; k < db->info.nfiles; k++) {
+        int64_t bytes = 0, calls = 0;
+        AXB_TRY_CTX(err, raw_reader(db, &o->f[k], err), "%s", db->info.files[k]);
+        if (o->f[k].raw)
+            AXB_TRY_CTX(err, axb_chunk_reader_prefetch(o->f[k].raw, nu, ids, BULK_MIN_FILL, &bytes, &calls, err), "%s",
+                        db->info.files[k]);
+        db->stats.read_calls += calls;
+        db->stats.bytes_read += bytes;
+    }
+    return AXB_OK;
+}
+
+/* For every variable of every run: read the unique points once, then hand each (request, var)
+ * its series through @p place. This is the one loop both element and point reads share. */
+typedef void (*place_fn)(const axb_db *db, const float *col, bool point_major, int64_t nu, int gv, void *ctx);
+
+static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode,
+                         place_fn place, void *ctx, axb_error *err)
+{
+    orig_impl *o = db->impl;
+    const axb_db_info *info = &db->info;
+    float *col = malloc((size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
+    if (!col) return axb_error_set(err, AXB_ERR_NOMEM, "read buffer for %lld points", (long long)nu);
+    /* bulk reads: the chunks of all variables of a file, in file order, in the background while
+     * the first ones are transposed (a no-op where an earlier prefetch_elements queued them) */
+    axb_status st = mode == AXB_IO_INDEPENDENT ? prefetch_points(db, nu, uniq, err) : AXB_OK;
+    int gv = 0;
+    for (int k = 0; k < info->nfiles && !st; k++) {
+        for (int v = 0; v < o->f[k].nv && !st; v++, gv++) {
+            bool pm = true;
+            if (o->f[k].dset[v] < 0) {
+                memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
+            } else {
+                st = read_columns(db, &o->f[k], v, nu, uniq, mode, col, &pm, err);
+                if (st) {
+                    axb_error_prefix(err, "%s", info->files[k]);
+                    break;
+                }
+            }
+            place(db, col, pm, nu, gv, ctx);
+        }
+    }
+    free(col);
+    return st;
+}
+
+typedef struct elem_ctx {
+    int64_t n;
+    const int64_t *elems;
+    const int64_t *inv;         /* [n][np1][np1] (request, j, i) -> unique point index */
+    float *out;
+} elem_ctx;
+
+static void place_elements(const axb_db *db, const float *col, bool tr, int64_t nu, int gv, void *vctx)
+{
+    const elem_ctx *c = vctx;
+    const int np1 = db->info.npol + 1, nv = db->info.nvars;
+    const int64_t nt = db->info.ndumps;
+    for (int64_t k = 0; k < c->n; k++) {
+        for (int i = 0; i < np1; i++) {
+            for (int j = 0; j < np1; j++) {
+                int64_t u = c->inv[(k * np1 + j) * np1 + i];
+                float *dst = c->out + (((k * nv + gv) * np1 + i) * np1 + j) * nt;
+                if (tr) {
+                    memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
+                } else {
+                    for (int64_t t = 0; t < nt; t++) dst[t] = col[t * nu + u];
+                }
+            }
+        }
+    }
+}
+
+/* The unique points of elements elems[0..n), sorted; *inv maps (request, j, i) to them. */
+static axb_status element_points(const axb_db *db, int64_t n, const int64_t *elems, int64_t **uniq, int64_t *nu,
+                                 int64_t **inv, axb_error *err)
+{
+    const int np1 = db->info.npol + 1;
+    const int64_t per = (int64_t)np1 * np1;
+    int64_t *pts = malloc((size_t)(n ? n : 1) * (size_t)per * sizeof *pts);
+    if (!pts) return axb_error_set(err, AXB_ERR_NOMEM, "point list of %lld elements", (long long)n);
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t q = 0; q < per; q++) pts[k * per + q] = db->mesh.sem[elems[k] * per + q];
+    axb_status st = axb_unique_i64(pts, n * per, uniq, nu, inv, err);
+    free(pts);
+    return st;
+}
+
+static axb_status orig_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err)
+{
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
+    axb_status st = prefetch_points(db, nu, uniq, err);
+    free(uniq);
+    free(inv);
+    return st;
+}
+
+static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
+                                     float *out, axb_error *err)
+{
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
+    elem_ctx c = {n, elems, inv, out};
+    axb_status st = gather(db, nu, uniq, mode, place_elements, &c, err);
+    free(uniq);
+    free(inv);
+    return st;
+}
+
+typedef struct point_ctx {
+    int64_t n;
+    const int64_t *inv;
+    float *out;
+} point_ctx;
+
+static void place_points(const axb_db *db, const float *col, bool tr, int64_t nu, int gv, void *vctx)
+{
+    const point_ctx *c = vctx;
+    const int64_t nt = db->info.ndumps;
+    const int nv = db->npoint_vars;
+    for (int64_t k = 0; k < c->n; k++) {
+        int64_t u = c->inv[k];
+        float *dst = c->out + ((int64_t)k * nv + gv) * nt;
+        if (tr) memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
+        else
+            for (int64_t t = 0; t < nt; t++) dst[t] = col[t * nu + u];
+    }
+}
+
+static axb_status orig_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
+                                   float *out, axb_error *err)
+{
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(axb_unique_i64(ids, n, &uniq, &nu, &inv, err));
+    point_ctx c = {n, inv, out};
+    axb_status st = gather(db, nu, uniq, mode, place_points, &c, err);
+    free(uniq);
+    free(inv);
+    return st;
+}
+
+const axb_db_ops axb_db_original_ops = {
+    .name = "original",
+    .read_meta = orig_read_meta,
+    .open_data = orig_open_data,
+    .read_elements = orig_read_elements,
+    .prefetch_elements = orig_prefetch_elements,
+    .read_points = orig_read_points,
+    .close = orig_close,
+};

@@ -1,0 +1,169 @@
+/* Pairs files: explicit source–receiver pairs, one per line (docs/file-formats.md).
+ *   mt    SRC_LAT SRC_LON DEPTH_M MRR MTT MPP MRT MRP MTP  REC_LAT REC_LON [REC_DEPTH_M] [NET.STA]
+ *   force SRC_LAT SRC_LON DEPTH_M FR FT FP                 REC_LAT REC_LON [REC_DEPTH_M] [NET.STA]
+ * Latitudes are geocentric already (no conversion), depths in m, moments in N·m, forces in N. */
+#include "in_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 14
+
+static const char *const MT_NAMES[MAX_TOKENS] = {
+    "kind", "SRC_LAT", "SRC_LON", "DEPTH_M", "MRR", "MTT", "MPP",
+    "MRT", "MRP", "MTP", "REC_LAT", "REC_LON", "REC_DEPTH_M", "NET.STA"};
+static const char *const FORCE_NAMES[MAX_TOKENS] = {
+    "kind", "SRC_LAT", "SRC_LON", "DEPTH_M", "FR", "FT", "FP", "REC_LAT", "REC_LON", "REC_DEPTH_M",
+    "NET.STA"};
+
+/* NET.STA: exactly one dot, both parts non-empty and short enough for the receiver's fields. */
+static axb_status parse_code(const axb_in_text *t, int field, const char *tok, axb_receiver *rec,
+                             axb_error *err)
+{
+    const char *dot = strchr(tok, '.');
+    size_t nnet = dot ? (size_t)(dot - tok) : 0;
+    size_t nsta = dot ? strlen(dot + 1) : 0;
+    if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0)
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                           "field %d (REC_DEPTH_M or NET.STA): '%.80s' is neither a number nor a "
+                           "NET.STA code", field, tok);
+    if (nnet >= sizeof rec->network || nsta >= sizeof rec->station)
+        return axb_in_err_line(t, AXB_ERR_RANGE, err,
+                           "field %d (NET.STA): '%.80s': network codes may have at most %zu and "
+                           "station codes %zu characters", field, tok, sizeof rec->network - 1,
+                           sizeof rec->station - 1);
+    memcpy(rec->network, tok, nnet);
+    rec->network[nnet] = '\0';
+    memcpy(rec->station, dot + 1, nsta + 1);
+    return AXB_OK;
+}
+
+/* A unique, stable default code from the line number: XX.R000123; from line 10^6 on the millions
+ * move into the network code (X12.R345678) so the station code keeps its 7 characters. */
+static void default_code(int64_t lineno, axb_receiver *rec)
+{
+    const uint64_t n = (uint64_t)lineno;
+    const unsigned hi = (unsigned)(n / 1000000 % 1000000), lo = (unsigned)(n % 1000000);
+    if (hi == 0) snprintf(rec->network, sizeof rec->network, "XX");
+    else snprintf(rec->network, sizeof rec->network, "X%u", hi % 1000000u);
+    snprintf(rec->station, sizeof rec->station, "R%06u", lo % 1000000u);
+}
+
+static axb_status check_coord(const axb_in_text *t, int field, const char *name, double v, bool is_lat,
+                              axb_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "field %d (%s)", field, name);
+    axb_status st = is_lat ? axb_in_check_lat(v, what, err) : axb_in_check_lon(v, what, err);
+    if (st) axb_error_prefix(err, "%s:%" PRId64, t->path, t->lineno);
+    return st;
+}
+
+static axb_status check_depth(const axb_in_text *t, int field, const char *name, double v,
+                              axb_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "field %d (%s)", field, name);
+    axb_status st = axb_in_check_depth(v, what, err);
+    if (st) axb_error_prefix(err, "%s:%" PRId64, t->path, t->lineno);
+    return st;
+}
+
+static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pair *p, axb_error *err)
+{
+    const bool mt = !strcmp(tok[0], "mt");
+    if (!mt && strcmp(tok[0], "force"))
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                           "field 1: unknown line kind '%.40s' (expected 'mt' or 'force')", tok[0]);
+    const char *const *names = mt ? MT_NAMES : FORCE_NAMES;
+    const int ncomp = mt ? 6 : 3;
+    const int nreq = 4 + ncomp + 2; /* kind, 3 source coordinates, components, 2 receiver coords */
+    if (ntok < nreq || ntok > nreq + 2)
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                           "'%s' line needs %d to %d fields, found %d", tok[0], nreq, nreq + 2,
+                           ntok);
+    double v[MAX_TOKENS];
+    for (int i = 1; i < nreq; i++)
+        AXB_TRY(axb_in_field_double(t, i + 1, names[i], tok[i], &v[i], err));
+
+    *p = (axb_pair){.src = axb_in_source_init(mt ? AXB_SRC_MOMENT : AXB_SRC_FORCE)};
+    axb_source *s = &p->src;
+    axb_receiver *r = &p->rec;
+    AXB_TRY(check_coord(t, 2, names[1], v[1], true, err));
+    AXB_TRY(check_coord(t, 3, names[2], v[2], false, err));
+    AXB_TRY(check_depth(t, 4, names[3], v[3], err));
+    s->lat = v[1];
+    s->lon = v[2];
+    s->depth = v[3];
+    for (int c = 0; c < ncomp; c++) {
+        if (mt) s->m[c] = v[4 + c];
+        else s->f[c] = v[4 + c];
+    }
+    const int irl = 4 + ncomp; /* index of REC_LAT */
+    AXB_TRY(check_coord(t, irl + 1, names[irl], v[irl], true, err));
+    AXB_TRY(check_coord(t, irl + 2, names[irl + 1], v[irl + 1], false, err));
+    r->lat = v[irl];
+    r->lon = v[irl + 1];
+    r->depth = NAN;
+    snprintf(s->name, sizeof s->name, "line_%" PRId64, t->lineno);
+
+    /* Optional tail: [REC_DEPTH_M] [NET.STA]; a number is the depth, anything else the code. */
+    bool have_code = false;
+    int i = nreq;
+    if (i < ntok && axb_in_parse_double(tok[i], &v[i])) {
+        AXB_TRY(check_depth(t, i + 1, "REC_DEPTH_M", v[i], err));
+        r->depth = v[i];
+        i++;
+    }
+    if (i < ntok) {
+        AXB_TRY(parse_code(t, i + 1, tok[i], r, err));
+        have_code = true;
+        i++;
+    }
+    if (i < ntok)
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                           "field %d: unexpected '%.40s' after the receiver code", i + 1, tok[i]);
+    if (!have_code) default_code(t->lineno, r);
+    return AXB_OK;
+}
+
+axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
+{
+    *out = (axb_pair_list){0};
+    axb_in_text t;
+    AXB_TRY(axb_in_text_open(&t, path, err));
+    axb_status st = AXB_OK;
+    int64_t cap = 0;
+    for (;;) {
+        bool eof;
+        AXB_TRY_GOTO(st, axb_in_text_next(&t, &eof, err), fail);
+        if (eof) break;
+        char *hash = strchr(t.line, '#');
+        if (hash) *hash = '\0';
+        char *tok[MAX_TOKENS];
+        int ntok = axb_in_split(t.line, tok, MAX_TOKENS);
+        if (ntok == 0) continue;
+        if (ntok > MAX_TOKENS) {
+            st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "%d fields, at most %d expected", ntok,
+                             MAX_TOKENS);
+            goto fail;
+        }
+        AXB_TRY_GOTO(st, axb_in_grow((void **)&out->pair, &cap, out->n, sizeof *out->pair, err), fail);
+        AXB_TRY_GOTO(st, parse_line(&t, tok, ntok, &out->pair[out->n], err), fail);
+        out->n++;
+    }
+    if (out->n == 0) {
+        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)",
+                           path);
+        goto fail;
+    }
+    axb_in_text_close(&t);
+    return AXB_OK;
+fail:
+    axb_in_text_close(&t);
+    axb_pair_list_free(out);
+    return st;
+}

@@ -1,0 +1,137 @@
+/* Line reading and strict number parsing for the text input formats. */
+#include "in_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+axb_status axb_in_text_open(axb_in_text *t, const char *path, axb_error *err)
+{
+    *t = (axb_in_text){.path = path};
+    t->fp = fopen(path, "r");
+    AXB_CHECK(err, t->fp, AXB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return AXB_OK;
+}
+
+void axb_in_text_close(axb_in_text *t)
+{
+    if (t->fp) fclose(t->fp);
+    free(t->line);
+    *t = (axb_in_text){0};
+}
+
+axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err)
+{
+    errno = 0;
+    ssize_t n = getline(&t->line, &t->cap, t->fp);
+    if (n < 0) {
+        /* getline reports both the end of the file and a read error with -1. */
+        AXB_CHECK(err, !ferror(t->fp), AXB_ERR_IO, "%s:%" PRId64 ": read error: %s", t->path,
+                  t->lineno + 1, strerror(errno ? errno : EIO));
+        if (t->line) t->line[0] = '\0';
+        *eof = true;
+        return AXB_OK;
+    }
+    t->lineno++;
+    *eof = false;
+    AXB_CHECK(err, strlen(t->line) == (size_t)n, AXB_ERR_FORMAT,
+              "%s:%" PRId64 ": NUL byte in the line: a binary file, not text", t->path, t->lineno);
+    while (n > 0 && (t->line[n - 1] == '\n' || t->line[n - 1] == '\r')) t->line[--n] = '\0';
+    return AXB_OK;
+}
+
+bool axb_in_blank(const char *s)
+{
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s)) return false;
+    return true;
+}
+
+int axb_in_split(char *s, char **tok, int max)
+{
+    int n = 0;
+    while (*s) {
+        while (*s && isspace((unsigned char)*s)) s++;
+        if (!*s) break;
+        if (n < max) tok[n] = s;
+        n++;
+        while (*s && !isspace((unsigned char)*s)) s++;
+        if (*s) *s++ = '\0';
+    }
+    return n;
+}
+
+char *axb_in_next_token(char **cursor)
+{
+    char *s = *cursor;
+    while (*s && isspace((unsigned char)*s)) s++;
+    if (!*s) {
+        *cursor = s;
+        return NULL;
+    }
+    char *tok = s;
+    while (*s && !isspace((unsigned char)*s)) s++;
+    if (*s) *s++ = '\0';
+    *cursor = s;
+    return tok;
+}
+
+bool axb_in_parse_double(const char *s, double *v)
+{
+    /* strtod also takes "nan", "infinity" and hexadecimal floats; none of the formats allows them,
+     * so only the characters of a decimal number are let through first. (strtod follows LC_NUMERIC;
+     * axibulk never calls setlocale, so the decimal point is '.'.) */
+    if (!*s) return false;
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p) && !strchr("+-.eE", *p)) return false;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(x)) return false;
+    /* Underflow to a subnormal or 0 sets ERANGE but gives a usable value; overflow gave inf. */
+    *v = x;
+    return true;
+}
+
+bool axb_in_parse_int64(const char *s, int64_t *v)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    if (!isdigit((unsigned char)*p)) return false;
+    for (const char *q = p; *q; q++)
+        if (!isdigit((unsigned char)*q)) return false;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0') return false;
+    *v = (int64_t)x;
+    return true;
+}
+
+axb_status axb_in_err_line(const axb_in_text *t, axb_status code, axb_error *err, const char *fmt, ...)
+{
+    char msg[AXB_ERRMSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return axb_error_set(err, code, "%s:%" PRId64 ": %s", t->path, t->lineno, msg);
+}
+
+axb_status axb_in_err_number(const axb_in_text *t, int field, const char *name, const char *tok,
+                         axb_error *err)
+{
+    return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.80s' is not a number", field, name,
+                       tok);
+}
+
+axb_status axb_in_field_double(const axb_in_text *t, int field, const char *name, const char *tok,
+                           double *v, axb_error *err)
+{
+    if (!axb_in_parse_double(tok, v)) return axb_in_err_number(t, field, name, tok, err);
+    return AXB_OK;
+}

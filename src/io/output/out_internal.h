@@ -1,0 +1,115 @@
+/* Internals shared by the output front end (out_writer.c) and its format backends (out_bulk.c,
+ * out_asdf.c). The front end owns everything that does not depend on the format: descriptor
+ * checks, file-system checks, the .partial file and its rename, status agreement, the sorting and
+ * precision conversion of written rows, and the bookkeeping of which rows were written. */
+#ifndef AXB_IO_OUT_INTERNAL_H
+#define AXB_IO_OUT_INTERNAL_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axibulk/output.h"
+#include "axibulk/timefmt.h"
+
+#define OUT_PATH_MAX 4096
+
+/* The library is always compiled with its version (src/CMakeLists.txt); files record it. */
+#ifndef AXB_VERSION_STRING
+#error "AXB_VERSION_STRING must be defined when compiling the library"
+#endif
+#define OUT_CREATOR "axibulk " AXB_VERSION_STRING
+
+/*
+ * One backend per format (the IOR pattern, as for databases). Every operation is collective and
+ * is called with the same arguments' shapes on every rank; each returns this rank's status and the
+ * front end agrees on the outcome afterwards.
+ */
+typedef struct axb_out_ops {
+    const char *name;
+    /* Extra descriptor checks of this format (every rank, no I/O). May be NULL. */
+    axb_status (*check)(const axb_output_desc *d, axb_error *err);
+    /* Builds every dataset, attribute and table in the freshly created o->file. */
+    axb_status (*create)(axb_output *o, const axb_output_desc *d, axb_error *err);
+    /* Writes this rank's rows: sorted ascending, distinct, validated; data [n][ncomp][nsamples]
+     * already in the file's precision (o->memtype). n may be 0. */
+    axb_status (*write)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
+                        axb_error *err);
+    /* Independent: writes this rank's rows (as for write) while the other ranks do something
+     * else; no MPI communication, no collective HDF5 call. NULL: the format has none. */
+    axb_status (*write_local)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
+                              axb_error *err);
+    /* Before the file is closed: written[r] = 1 if some rank wrote row r. May be NULL. */
+    axb_status (*finish)(axb_output *o, const uint8_t *written, axb_error *err);
+    /* Opens the datasets of an existing PATH.partial made by create with the same descriptor, to
+     * resume writing it. NULL: the format cannot resume. */
+    axb_status (*reopen)(axb_output *o, const axb_output_desc *d, axb_error *err);
+    /* Releases o->impl and the HDF5 objects it holds. Must tolerate a partial create. */
+    void (*destroy)(axb_output *o);
+} axb_out_ops;
+
+extern const axb_out_ops axb_out_bulk_ops;
+extern const axb_out_ops axb_out_asdf_ops;
+
+struct axb_output {
+    MPI_Comm comm;              /* duplicated from the caller's */
+    int rank, size;
+    const axb_out_ops *ops;
+    char path[OUT_PATH_MAX], partial[OUT_PATH_MAX];
+    bool overwrite;
+    hid_t file;                 /* PATH.partial, MPI-IO driver */
+    hid_t dxpl_coll;            /* collective transfers */
+    hid_t memtype;              /* native float or double: the file's precision */
+    size_t elsize;
+    axb_precision precision;
+    char components[8];
+    int ncomp;
+    int64_t nrows, nsamples;
+    double dt, start_offset;
+    const char *units;          /* static string */
+    axb_time_ns created;        /* rank 0's clock, shared so every rank writes the same metadata */
+    uint8_t *written;           /* [nrows] 1 where this rank wrote the row */
+    void *convbuf;              /* write-time buffer for sorting/conversion, grown as needed */
+    size_t convbuf_size;
+    void *impl;                 /* backend state, owned by the backend */
+    char log[OUT_PATH_MAX + 8]; /* PATH.partial.rows: rows on disk, appended after every write */
+    int64_t *unsynced;          /* rows written by write_local since the last sync, to record */
+    int64_t nunsynced, unsynced_cap;
+    bool logging;               /* formats that can resume keep the log */
+};
+
+/* ---- HDF5 writing helpers (out_h5.c). Every failure is AXB_ERR_HDF5 naming the object and
+ * HDF5's innermost reason. All are collective when the file is open with the MPI-IO driver. ---- */
+
+/* Contiguous dataset allocated at creation and never filled (every element is written later, and
+ * fill values would double the I/O). */
+axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                         hid_t *out, axb_error *err);
+axb_status axb_h5out_group(hid_t loc, const char *name, axb_error *err);
+
+/* Scalar attributes. Strings: variable-length UTF-8 (h5py reads a str) or fixed-length NUL-padded
+ * ASCII including the terminating NUL (what ASDF and pyasdf use; h5py reads bytes). */
+axb_status axb_h5out_attr_str(hid_t loc, const char *name, const char *value, axb_error *err);
+axb_status axb_h5out_attr_fixstr(hid_t loc, const char *name, const char *value, axb_error *err);
+axb_status axb_h5out_attr_double(hid_t loc, const char *name, double value, axb_error *err);
+axb_status axb_h5out_attr_int64(hid_t loc, const char *name, int64_t value, axb_error *err);
+
+/* Writes a whole small dataset from rank 0 only, collectively (the other ranks select nothing), so
+ * every rank makes the same sequence of calls. */
+axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf,
+                            axb_error *err);
+
+/* ---- QuakeML text (axb_quakeml_write.c) ---- */
+
+/* Resource identifiers shared by the QuakeML document and the ASDF trace attributes. */
+#define OUT_QML_ID_PREFIX "smi:local/axibulk/"
+void axb_qml_id(char *buf, size_t size, const char *what, int64_t isrc);
+
+/* A QuakeML 1.2 document with one event per source (origin; moment tensor and magnitude for
+ * moment sources; force components in a comment for force sources). *text is malloc'ed. */
+axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created,
+                       char **text, size_t *len, axb_error *err);
+
+#endif
