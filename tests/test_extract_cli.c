@@ -14,6 +14,7 @@
 
 #include "axibulk/cli.h"
 #include "axibulk/extract.h"
+#include "axibulk/inputs.h"
 #include "axibulk/filter.h"
 #include "check.h"
 #include "test_util.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "axibulk/extract_job.h"
+#include "axibulk/inputs.h"
 #include "axibulk/jobfile.h"
 #include "cli/cli_internal.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "axibulk/inputs.h"
 #include "axibulk/source.h"
 #include "check.h"
 

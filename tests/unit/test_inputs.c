@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "axibulk/inputs.h"
 #include "axibulk/source.h"
 #include "check.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axibulk/inputs.h"
 #include "axibulk/source.h"
 
 static bool has_suffix(const char *s, const char *suffix)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "axibulk/inputs.h"
 #include "axibulk/source.h"
 #include "axibulk/status.h"
 
