@@ -10,6 +10,7 @@
 
 #include "core/unique.h"
 #include "io/db/db_internal.h"
+#include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
 #define NV_MAX 6

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
 #define RC_ALIGN ((int64_t)4096)

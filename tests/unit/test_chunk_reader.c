@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
 #define NT 37
