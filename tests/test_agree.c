@@ -50,6 +50,28 @@ static void test_outcomes(check_ctx *T, MPI_Comm comm, int rank, int size)
     CHECK(T, st != AXB_OK);
 }
 
+/* A rank that only heard of a failure never outranks the one that saw it; the cause's rank and
+ * code reach everyone (what the final report prints and exits with). */
+static void test_cause(check_ctx *T, MPI_Comm comm, int rank, int size)
+{
+    axb_error err = AXB_ERROR_INIT;
+    int who = -2;
+    axb_status code = AXB_ERR_INTERNAL;
+    CHECK(T, axb_agree_cause(comm, AXB_OK, &err, &who, &code) == AXB_OK && who == -1 && code == AXB_OK);
+    const int cause = size - 1;
+    axb_status st = rank == cause ? axb_error_set(&err, AXB_ERR_RANGE, "depth 900 km")
+                                  : axb_error_set(&err, AXB_ERR_REMOTE, "heard it");
+    st = axb_agree_cause(comm, st, &err, &who, &code);
+    CHECK(T, who == cause && code == AXB_ERR_RANGE);
+    CHECK(T, rank == cause ? st == AXB_ERR_RANGE : st == AXB_ERR_REMOTE);
+    CHECK_CONTAINS(T, err.msg, "depth 900 km");
+    /* all hearsay: the lowest rank speaks, with what it heard */
+    axb_error_set(&err, AXB_ERR_REMOTE, "rank %d heard", rank);
+    st = axb_agree_cause(comm, AXB_ERR_REMOTE, &err, &who, &code);
+    CHECK(T, who == 0 && code == AXB_ERR_REMOTE && st == AXB_ERR_REMOTE);
+    CHECK_CONTAINS(T, err.msg, "rank 0 heard");
+}
+
 static void test_sum(check_ctx *T, MPI_Comm comm, int rank, int size)
 {
     axb_error err = AXB_ERROR_INIT;
@@ -69,6 +91,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test_outcomes(&T, MPI_COMM_WORLD, T.rank, size);
+    test_cause(&T, MPI_COMM_WORLD, T.rank, size);
     test_sum(&T, MPI_COMM_WORLD, T.rank, size);
     int failed = T.failed, any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

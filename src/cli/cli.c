@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "axibulk/cli.h"
+#include "core/agree.h"
 #include "cli/cli_internal.h"
 
 typedef struct axb_cmd {
@@ -71,20 +72,23 @@ static int exit_code(axb_status st)
     }
 }
 
-/* Exactly one rank reports: the lowest one that saw a cause itself (not AXB_ERR_REMOTE), or rank
- * 0 if every failing rank only heard of it. All ranks return the reporting rank's exit code. */
-static int report(const axb_cmd_env *env, const char *cmd, axb_status st, const axb_error *err,
-                  FILE *errout)
+/* Exactly one rank reports: the rank the agreement names as holding the cause (the lowest that
+ * saw it itself, not AXB_ERR_REMOTE). All ranks return the exit code of that cause. If the
+ * agreement itself fails (MPI broken), every failing rank reports for itself. */
+static int report(const axb_cmd_env *env, const char *cmd, axb_status st, axb_error *err, FILE *errout)
 {
-    int mine = (st != AXB_OK && st != AXB_ERR_REMOTE) ? env->rank : INT_MAX, first = INT_MAX;
-    int any = st != AXB_OK, anyall = 0;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm);
-    MPI_Allreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, env->comm);
-    if (!anyall) return 0;
-    int reporter = first == INT_MAX ? 0 : first;
-    int code = exit_code(st == AXB_OK ? AXB_ERR_REMOTE : st);
+    const axb_error own = *err;
+    int reporter = -1;
+    axb_status cause = AXB_OK;
+    if (axb_agree_cause(env->comm, st, err, &reporter, &cause) == AXB_ERR_MPI && reporter < 0) {
+        /* no agreement possible (MPI broken): each failing rank says what it knows */
+        if (st != AXB_OK) *err = own;
+        reporter = env->rank;
+        cause = st != AXB_OK ? st : AXB_ERR_MPI;
+    }
+    if (cause == AXB_OK) return 0;
     if (env->rank == reporter) {
-        const char *msg = err->msg[0] ? err->msg : axb_strerror(st);
+        const char *msg = err->msg[0] ? err->msg : axb_strerror(cause);
         if (env->size > 1)
             fprintf(errout, "axibulk%s%s: error (rank %d): %s\n", cmd ? " " : "", cmd ? cmd : "",
                     env->rank, msg);
@@ -92,8 +96,7 @@ static int report(const axb_cmd_env *env, const char *cmd, axb_status st, const 
             fprintf(errout, "axibulk%s%s: error: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
         fflush(errout);
     }
-    MPI_Bcast(&code, 1, MPI_INT, reporter, env->comm);
-    return code;
+    return exit_code(cause);
 }
 
 int axb_cli_run(int argc, char **argv, MPI_Comm comm, FILE *out, FILE *errout)

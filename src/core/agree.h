@@ -10,10 +10,18 @@
 #include "axibulk/status.h"
 
 /* Collective over @p comm. Every rank passes the status of its own step. If every rank succeeded
- * all return AXB_OK. Otherwise the lowest failing rank keeps its status and message, and every
- * other rank returns AXB_ERR_REMOTE with that rank's message prefixed by "rank N: ", so whichever
- * rank reports, the user reads the cause. A failing MPI_Allreduce itself gives AXB_ERR_MPI. */
+ * all return AXB_OK. Otherwise one rank holds the cause: the lowest rank whose failure is its own
+ * (not AXB_ERR_REMOTE), or, if every failing rank only heard of a failure, the lowest of those. It
+ * keeps its status and message; every other rank returns AXB_ERR_REMOTE with the cause's message
+ * prefixed by "rank N: ", so whichever rank reports, the user reads the cause. A failing MPI call
+ * inside gives AXB_ERR_MPI on the ranks where it failed. */
 AXB_NODISCARD axb_status axb_agree(MPI_Comm comm, axb_status st, axb_error *err);
+
+/* axb_agree that also tells every rank which rank holds the cause (-1 when all succeeded) and the
+ * cause's own status (AXB_OK when all succeeded): what a final report needs to print one line on
+ * one rank and give every rank the same exit code. Either pointer may be NULL. */
+AXB_NODISCARD axb_status axb_agree_cause(MPI_Comm comm, axb_status st, axb_error *err, int *cause_rank,
+                                         axb_status *cause);
 
 /* axb_agree that also sums *value over all ranks (progress counters that travel with a status,
  * at the cost of one reduction). *value holds the sum on return whatever the status. */
