@@ -147,9 +147,10 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     axb_db *db = calloc(1, sizeof *db);
     if (!db) return axb_error_set(err, AXB_ERR_NOMEM, "database");
     db->bulk_cache_bytes = (int64_t)64 << 20;
-    if (MPI_Comm_dup(comm, &db->comm) != MPI_SUCCESS) {
+    const int rc = MPI_Comm_dup(comm, &db->comm);
+    if (rc != MPI_SUCCESS) {
         free(db);
-        return axb_error_set(err, AXB_ERR_MPI, "cannot duplicate the communicator");
+        return axb_mpi_error(err, rc, "cannot duplicate the communicator");
     }
     axb_status st = AXB_OK;
     /* failures of collective calls on this communicator come back as codes, never as an abort */
@@ -157,11 +158,9 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     AXB_MPI_CHECK(st, err, MPI_Comm_rank(db->comm, &db->rank), "rank");
     int backend = -1;
     if (!st && db->rank == 0) st = read_meta(db, path, &backend, err);
+    /* the index travels before the verdict: one agreement covers rank 0's reading and the broadcast */
+    AXB_MPI_CHECK(st, err, MPI_Bcast(&backend, 1, MPI_INT, 0, db->comm), "broadcast of the layout");
     st = axb_agree(db->comm, st, err);
-    if (!st) {
-        AXB_MPI_CHECK(st, err, MPI_Bcast(&backend, 1, MPI_INT, 0, db->comm), "broadcast of the layout");
-        st = axb_agree(db->comm, st, err);
-    }
     if (!st) {
         db->ops = backends[backend];
         st = axb_agree(db->comm, share_metadata(db, err), err);
