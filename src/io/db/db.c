@@ -7,11 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axibulk/db_memory.h"
+#include "core/agree.h"
+#include "core/mpi_check.h"
 #include "io/db/db_internal.h"
 
-static const axb_db_ops *const layouts[] = {
-    [AXB_LAYOUT_ORIGINAL] = &axb_db_original_ops,
-    [AXB_LAYOUT_MERGED] = &axb_db_merged_ops,
+/* The backends (IOR's table of operations); rank 0 picks one and broadcasts its index. */
+enum { BACKEND_ORIGINAL, BACKEND_MERGED, BACKEND_MEMORY };
+static const axb_db_ops *const backends[] = {
+    [BACKEND_ORIGINAL] = &axb_db_original_ops,
+    [BACKEND_MERGED] = &axb_db_merged_ops,
+    [BACKEND_MEMORY] = &axb_db_memory_ops,
 };
 
 const char *axb_db_kind_name(axb_db_kind k)
@@ -43,91 +49,96 @@ const char *axb_excitation_name(axb_excitation e)
 }
 
 /* MPI counts are int; meshes of large databases exceed 2 GiB, so broadcast in pieces. */
-static int bcast_bytes(void *buf, int64_t nbytes, MPI_Comm comm)
+static axb_status bcast_bytes(void *buf, int64_t nbytes, MPI_Comm comm, axb_error *err)
 {
     char *p = buf;
     while (nbytes > 0) {
         int chunk = nbytes > (1 << 30) ? (1 << 30) : (int)nbytes;
-        int rc = MPI_Bcast(p, chunk, MPI_BYTE, 0, comm);
-        if (rc != MPI_SUCCESS) return rc;
+        AXB_MPI_TRY(err, MPI_Bcast(p, chunk, MPI_BYTE, 0, comm), "broadcast of the database description");
         p += chunk;
         nbytes -= chunk;
     }
-    return MPI_SUCCESS;
+    return AXB_OK;
 }
 
-/* Shares rank 0's outcome. The status is passed explicitly: err->code may be left over from an
- * earlier failure when the caller reuses its error object. */
-static axb_status bcast_status(axb_status st, axb_error *err, int rank, MPI_Comm comm)
+/* Rank 0 read the metadata; every other rank allocates its own arrays of the broadcast sizes.
+ * The broadcast struct carried rank 0's pointers, which mean nothing here. */
+static void forget_pointers(axb_mesh *m)
 {
-    axb_error e = *err;
-    e.code = st;
-    if (MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-        return axb_error_set(err, AXB_ERR_MPI, "broadcast of the open status failed");
-    if (rank == 0) return st;
-    if (e.code == AXB_OK) return AXB_OK;
-    /* Every rank carries the message, but only the rank that saw the cause reports it. */
-    *err = e;
-    err->code = AXB_ERR_REMOTE;
-    return AXB_ERR_REMOTE;
+    m->sem = m->fem = m->eltype = m->axis = NULL;
+    m->mp_s = m->mp_z = NULL;
+    m->s = m->z = m->mu = NULL;
+}
+
+static axb_status alloc_mesh_copy(axb_db *db, axb_error *err)
+{
+    axb_mesh *m = &db->mesh;
+    const int64_t ne = m->nelem, npt = m->npoints, nt = db->info.ndumps;
+    const int64_t per = (int64_t)(m->npol + 1) * (m->npol + 1);
+    bool ok = (m->s = malloc((size_t)npt * sizeof(float))) && (m->z = malloc((size_t)npt * sizeof(float))) &&
+              (m->mu = malloc((size_t)npt * sizeof(float))) &&
+              (db->stf = malloc((size_t)nt * sizeof(double))) &&
+              (db->stf_d = malloc((size_t)nt * sizeof(double)));
+    if (ok && m->has_elements)
+        ok = (m->sem = malloc((size_t)(ne * per) * sizeof(int32_t))) &&
+             (m->fem = malloc((size_t)(ne * 4) * sizeof(int32_t))) &&
+             (m->eltype = malloc((size_t)ne * sizeof(int32_t))) &&
+             (m->axis = malloc((size_t)ne * sizeof(int32_t))) &&
+             (m->mp_s = malloc((size_t)ne * sizeof(double))) &&
+             (m->mp_z = malloc((size_t)ne * sizeof(double)));
+    return ok ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "copy of the mesh");
 }
 
 static axb_status share_metadata(axb_db *db, axb_error *err)
 {
     axb_mesh *m = &db->mesh;
-    if (bcast_bytes(&db->info, (int64_t)sizeof db->info, db->comm) ||
-        MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm) ||
-        bcast_bytes(m, (int64_t)sizeof *m, db->comm))
-        return axb_error_set(err, AXB_ERR_MPI, "broadcast of the database description failed");
+    axb_status st = bcast_bytes(&db->info, (int64_t)sizeof db->info, db->comm, err);
+    if (!st) AXB_MPI_CHECK(st, err, MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm),
+                          "broadcast of the database description");
+    if (!st) st = bcast_bytes(m, (int64_t)sizeof *m, db->comm, err);
+    if (db->rank != 0) {
+        forget_pointers(m);
+        if (!st) st = alloc_mesh_copy(db, err);
+    }
+    /* a rank without memory must not leave the others inside the broadcasts below */
+    AXB_TRY(axb_agree(db->comm, st, err));
     const int64_t ne = m->nelem, npt = m->npoints, nt = db->info.ndumps;
     const int64_t per = (int64_t)(m->npol + 1) * (m->npol + 1);
-    if (db->rank != 0) {
-        /* The broadcast copied rank 0's pointers; replace them with this rank's own arrays. */
-        axb_mesh fresh = *m;
-        fresh.sem = fresh.fem = fresh.eltype = fresh.axis = NULL;
-        fresh.mp_s = fresh.mp_z = NULL;
-        fresh.s = fresh.z = fresh.mu = NULL;
-        *m = fresh;
-        bool ok = (m->s = malloc((size_t)npt * sizeof(float))) && (m->z = malloc((size_t)npt * sizeof(float))) &&
-                  (m->mu = malloc((size_t)npt * sizeof(float))) &&
-                  (db->stf = malloc((size_t)nt * sizeof(double))) &&
-                  (db->stf_d = malloc((size_t)nt * sizeof(double)));
-        if (ok && m->has_elements)
-            ok = (m->sem = malloc((size_t)(ne * per) * sizeof(int32_t))) &&
-                 (m->fem = malloc((size_t)(ne * 4) * sizeof(int32_t))) &&
-                 (m->eltype = malloc((size_t)ne * sizeof(int32_t))) &&
-                 (m->axis = malloc((size_t)ne * sizeof(int32_t))) &&
-                 (m->mp_s = malloc((size_t)ne * sizeof(double))) &&
-                 (m->mp_z = malloc((size_t)ne * sizeof(double)));
-        int okall, okl = ok;
-        MPI_Allreduce(&okl, &okall, 1, MPI_INT, MPI_MIN, db->comm);
-        if (!ok) return axb_error_set(err, AXB_ERR_NOMEM, "copy of the mesh");
-        if (!okall) return axb_error_set(err, AXB_ERR_REMOTE, "out of memory on another rank");
-    } else {
-        int okall, okl = 1;
-        MPI_Allreduce(&okl, &okall, 1, MPI_INT, MPI_MIN, db->comm);
-        if (!okall) return axb_error_set(err, AXB_ERR_REMOTE, "out of memory on another rank");
+    AXB_TRY(bcast_bytes(m->s, npt * 4, db->comm, err));
+    AXB_TRY(bcast_bytes(m->z, npt * 4, db->comm, err));
+    AXB_TRY(bcast_bytes(m->mu, npt * 4, db->comm, err));
+    AXB_TRY(bcast_bytes(db->stf, nt * 8, db->comm, err));
+    AXB_TRY(bcast_bytes(db->stf_d, nt * 8, db->comm, err));
+    if (m->has_elements) {
+        AXB_TRY(bcast_bytes(m->sem, ne * per * 4, db->comm, err));
+        AXB_TRY(bcast_bytes(m->fem, ne * 16, db->comm, err));
+        AXB_TRY(bcast_bytes(m->eltype, ne * 4, db->comm, err));
+        AXB_TRY(bcast_bytes(m->axis, ne * 4, db->comm, err));
+        AXB_TRY(bcast_bytes(m->mp_s, ne * 8, db->comm, err));
+        AXB_TRY(bcast_bytes(m->mp_z, ne * 8, db->comm, err));
     }
-    int rc = bcast_bytes(m->s, npt * 4, db->comm) | bcast_bytes(m->z, npt * 4, db->comm) |
-             bcast_bytes(m->mu, npt * 4, db->comm) | bcast_bytes(db->stf, nt * 8, db->comm) |
-             bcast_bytes(db->stf_d, nt * 8, db->comm);
-    if (m->has_elements)
-        rc |= bcast_bytes(m->sem, ne * per * 4, db->comm) | bcast_bytes(m->fem, ne * 16, db->comm) |
-              bcast_bytes(m->eltype, ne * 4, db->comm) | bcast_bytes(m->axis, ne * 4, db->comm) |
-              bcast_bytes(m->mp_s, ne * 8, db->comm) | bcast_bytes(m->mp_z, ne * 8, db->comm);
-    if (rc != MPI_SUCCESS) return axb_error_set(err, AXB_ERR_MPI, "broadcast of the mesh failed");
     return AXB_OK;
 }
 
-/* Agrees on one outcome across ranks: a rank that succeeded while another failed gets
- * AXB_ERR_REMOTE, so every rank leaves the collective phase together. */
-static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
+/* Rank 0 only: what @p path names (a memory database, or files on disk) and its metadata. */
+static axb_status read_meta(axb_db *db, const char *path, int *backend, axb_error *err)
 {
-    int mine = st != AXB_OK, any = 0;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return axb_error_set(err, AXB_ERR_MPI, "status reduction failed");
-    if (any && !mine) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
-    return st;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "database path longer than %d characters",
+              AXB_PATH_MAX - 1);
+    memcpy(db->info.path, path, n);
+    db->info.path[n] = '\0';
+    axb_db_found found;
+    if (!strncmp(db->info.path, AXB_DB_MEMORY_PREFIX, strlen(AXB_DB_MEMORY_PREFIX))) {
+        memset(&found, 0, sizeof found);
+        snprintf(found.files[0], AXB_PATH_MAX, "%s", db->info.path + strlen(AXB_DB_MEMORY_PREFIX));
+        *backend = BACKEND_MEMORY;
+    } else {
+        AXB_TRY(axb_db_discover(db->info.path, &found, err));
+        *backend = found.layout == AXB_LAYOUT_MERGED ? BACKEND_MERGED : BACKEND_ORIGINAL;
+    }
+    return backends[*backend]->read_meta(db, &found, err);
 }
 
 axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error *err)
@@ -136,37 +147,25 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     axb_db *db = calloc(1, sizeof *db);
     if (!db) return axb_error_set(err, AXB_ERR_NOMEM, "database");
     db->bulk_cache_bytes = (int64_t)64 << 20;
-    if (MPI_Comm_dup(comm, &db->comm) != MPI_SUCCESS) {
+    const int rc = MPI_Comm_dup(comm, &db->comm);
+    if (rc != MPI_SUCCESS) {
         free(db);
-        return axb_error_set(err, AXB_ERR_MPI, "cannot duplicate the communicator");
+        return axb_mpi_error(err, rc, "cannot duplicate the communicator");
     }
-    MPI_Comm_rank(db->comm, &db->rank);
     axb_status st = AXB_OK;
-    int layout = -1;
-    if (db->rank == 0) {
-        size_t n = strlen(path);
-        while (n > 1 && path[n - 1] == '/') n--;
-        if (n >= AXB_PATH_MAX) {
-            st = axb_error_set(err, AXB_ERR_ARG, "database path longer than %d characters", AXB_PATH_MAX - 1);
-        } else {
-            memcpy(db->info.path, path, n);
-            db->info.path[n] = '\0';
-            axb_db_found found;
-            st = axb_db_discover(db->info.path, &found, err);
-            if (!st) {
-                layout = (int)found.layout;
-                st = layouts[layout]->read_meta(db, &found, err);
-            }
-        }
-    }
-    if (MPI_Bcast(&layout, 1, MPI_INT, 0, db->comm) != MPI_SUCCESS)
-        st = axb_error_set(err, AXB_ERR_MPI, "broadcast failed");
-    st = bcast_status(st, err, db->rank, db->comm);
+    /* failures of collective calls on this communicator come back as codes, never as an abort */
+    AXB_MPI_CHECK(st, err, MPI_Comm_set_errhandler(db->comm, MPI_ERRORS_RETURN), "error handler");
+    AXB_MPI_CHECK(st, err, MPI_Comm_rank(db->comm, &db->rank), "rank");
+    int backend = -1;
+    if (!st && db->rank == 0) st = read_meta(db, path, &backend, err);
+    /* the index travels before the verdict: one agreement covers rank 0's reading and the broadcast */
+    AXB_MPI_CHECK(st, err, MPI_Bcast(&backend, 1, MPI_INT, 0, db->comm), "broadcast of the layout");
+    st = axb_agree(db->comm, st, err);
     if (!st) {
-        db->ops = layouts[layout];
-        st = agree(db->comm, share_metadata(db, err), err);
+        db->ops = backends[backend];
+        st = axb_agree(db->comm, share_metadata(db, err), err);
     }
-    if (!st) st = agree(db->comm, db->ops->open_data(db, err), err);
+    if (!st) st = axb_agree(db->comm, db->ops->open_data(db, err), err);
     if (st) {
         axb_db_close(&db);
         return st;
@@ -226,7 +225,7 @@ static axb_status check_ids(const axb_db *db, int64_t n, const int64_t *ids, int
         if (ids[k] < 0 || ids[k] >= limit)
             st = axb_error_set(err, AXB_ERR_RANGE, "%s %lld is outside 0..%lld", what,
                                (long long)ids[k], (long long)limit - 1);
-    return mode == AXB_IO_COLLECTIVE ? agree(db->comm, st, err) : st;
+    return mode == AXB_IO_COLLECTIVE ? axb_agree(db->comm, st, err) : st;
 }
 
 axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,

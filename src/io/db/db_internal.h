@@ -37,6 +37,7 @@ typedef struct axb_db_ops {
 
 extern const axb_db_ops axb_db_original_ops;
 extern const axb_db_ops axb_db_merged_ops;
+extern const axb_db_ops axb_db_memory_ops; /* db_memory.c: "memory:NAME", no files */
 
 struct axb_db {
     MPI_Comm comm;              /* duplicated from the caller's */
