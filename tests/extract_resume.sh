@@ -25,16 +25,16 @@ args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precisi
 pid=$!
 killed=0
 for _ in $(seq 1 20000); do
-    if [ -s "$TMP/out.h5.partial.rows" ] && [ "$(stat -c %s "$TMP/out.h5.partial.rows")" -gt 400000 ]; then
+    if [ -s "$TMP/out.h5.partial.record" ] && [ "$(stat -c %s "$TMP/out.h5.partial.record")" -gt 400000 ]; then
         kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs.txt" 2>/dev/null; killed=1; break
     fi
     sleep 0.01
 done
 wait "$pid" 2>/dev/null
 [ $killed = 1 ] && [ ! -e "$TMP/out.h5" ] || fail "the extraction could not be interrupted part-way"
-echo "killed with $(stat -c %s "$TMP/out.h5.partial.rows") bytes of row records"
+echo "killed with $(stat -c %s "$TMP/out.h5.partial.record") bytes of row records"
 "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >/dev/null || fail "--resume failed"
-[ -e "$TMP/out.h5" ] && [ ! -e "$TMP/out.h5.partial" ] && [ ! -e "$TMP/out.h5.partial.rows" ] || fail "not committed"
+[ -e "$TMP/out.h5" ] && [ ! -e "$TMP/out.h5.partial" ] && [ ! -e "$TMP/out.h5.partial.record" ] || fail "not committed"
 h5diff "$TMP/ref.h5" "$TMP/out.h5" /seismograms /seismograms >/dev/null || fail "resumed file differs from an uninterrupted run"
 # a second resume has nothing to do and says so
 if "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >/dev/null 2>"$TMP/err"; then fail "resume of a complete file accepted"; fi
@@ -48,21 +48,21 @@ aargs=(extract --db "$TMP/db" --pairs "$TMP/pairs8k.txt" --components ZNE --form
 pid=$!
 killed=0
 for _ in $(seq 1 20000); do
-    if [ -s "$TMP/out.asdf.h5.partial.rows" ] && [ "$(stat -c %s "$TMP/out.asdf.h5.partial.rows")" -gt 30000 ]; then
+    if [ -s "$TMP/out.asdf.h5.partial.record" ] && [ "$(stat -c %s "$TMP/out.asdf.h5.partial.record")" -gt 30000 ]; then
         kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs8k.txt" 2>/dev/null; killed=1; break
     fi
     sleep 0.01
 done
 wait "$pid" 2>/dev/null
 [ $killed = 1 ] && [ ! -e "$TMP/out.asdf.h5" ] || fail "the ASDF extraction could not be interrupted part-way"
-echo "ASDF: killed with $(stat -c %s "$TMP/out.asdf.h5.partial.rows") bytes of row records"
+echo "ASDF: killed with $(stat -c %s "$TMP/out.asdf.h5.partial.record") bytes of row records"
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5" --resume >/dev/null || fail "ASDF --resume failed"
 [ -e "$TMP/out.asdf.h5" ] && [ ! -e "$TMP/out.asdf.h5.partial" ] || fail "ASDF not committed"
 h5diff "$TMP/ref.asdf.h5" "$TMP/out.asdf.h5" /Waveforms /Waveforms >/dev/null || fail "resumed ASDF file differs from an uninterrupted run"
 # a resume against another job's unfinished file is refused, not half overwritten
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/x.asdf.h5" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 20000); do [ -s "$TMP/x.asdf.h5.partial.rows" ] && break; sleep 0.01; done
+for _ in $(seq 1 20000); do [ -s "$TMP/x.asdf.h5.partial.record" ] && break; sleep 0.01; done
 kill -9 "$pid" 2>/dev/null; pkill -9 -f "pairs $TMP/pairs8k.txt" 2>/dev/null; wait "$pid" 2>/dev/null
 if [ -e "$TMP/x.asdf.h5.partial" ]; then
     if "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --components Z -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"$TMP/err"; then
