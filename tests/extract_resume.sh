@@ -13,8 +13,8 @@ if [ -z "$size" ]; then
     if ldd "$AXB" 2>/dev/null | grep -q libasan; then size=small; else size=large; fi
 fi
 case $size in
-    large) npairs=20000 nasdf=1000 ;;
-    small) npairs=6000 nasdf=400 ;;
+    large) npairs=12000 nasdf=600 ;;
+    small) npairs=4000 nasdf=300 ;;
     *) echo "unknown size '$size' (small or large)"; exit 2 ;;
 esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
