@@ -625,12 +625,12 @@ static void check_many_runs(check_ctx *T, const char *dir, int size)
     free(data);
 }
 
-/* Every rank must return a failure; the rank that saw the cause its own code, the others
- * AXB_ERR_REMOTE; all with a message containing @p text. */
+/* Every rank must return a failure: rank 0 (the lowest that saw the cause, whether only it or every
+ * rank did) its own code, the others AXB_ERR_REMOTE; all with a message containing @p text. */
 static void check_refused(check_ctx *T, axb_status st, const axb_error *err, axb_status want,
-                          bool everywhere, const char *text, const char *what)
+                          const char *text, const char *what)
 {
-    CHECK_MSG(T, st == (everywhere || T->rank == 0 ? want : AXB_ERR_REMOTE), "%s: status %d (%s)",
+    CHECK_MSG(T, st == (T->rank == 0 ? want : AXB_ERR_REMOTE), "%s: status %d (%s)",
               what, (int)st, err->msg);
     CHECK_MSG(T, strstr(err->msg, text) != NULL, "%s: message '%s' lacks '%s'", what, err->msg, text);
 }
@@ -647,34 +647,34 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     axb_output *o = NULL;
 
     axb_output_desc d = make_desc(&fx, missing, AXB_OUT_BULK, AXB_FLOAT32, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, false,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
                   "does not exist", "missing directory");
     CHECK(T, o == NULL);
 
-    /* inconsistent descriptors: every rank sees the problem itself */
+    /* inconsistent descriptors: every rank sees the problem, rank 0 reports it */
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "ZQ");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "unknown component 'Q'", "component");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "ZZ");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "repeated", "repeated component");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
     d.nsamples = 0;
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "nsamples = 0", "nsamples");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
     d.kind = "strain";
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "kind 'strain'", "kind");
     fixture bad = fx;
     bad.row_rec[7] = NREC;
     d = make_desc(&bad, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "row 7: receiver index 4 outside 0..3", "row index");
     bad = fx;
     snprintf(bad.rec[1].station, 8, "B.FO");
     d = make_desc(&bad, path, AXB_OUT_ASDF, AXB_FLOAT32, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, true,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
                   "receiver 1 'II.B.FO.'", "ASDF code");
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(T, !exists(partial) && !exists(path));
@@ -718,8 +718,8 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
 
     /* .partial left by that run: refused without overwrite */
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT64, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, false,
-                  "left by an unfinished run", "existing .partial");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
+                  "from an unfinished run", "existing .partial");
 
     /* a row written by two ranks */
     if (size > 1) {
@@ -752,7 +752,7 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     if (T->rank == 0) rename(partial, path);
     MPI_Barrier(MPI_COMM_WORLD);
     d.overwrite = false;
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, false,
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
                   "already exists", "existing PATH");
     d.overwrite = true;
     d.dt = 0.5;

@@ -35,28 +35,43 @@ typedef enum axb_write_mode { AXB_WRITE_AUTO = 0, AXB_WRITE_COLLECTIVE, AXB_WRIT
 /** "auto" / "collective" / "independent" into a write mode. */
 AXB_NODISCARD axb_status axb_write_mode_parse(const char *s, axb_write_mode *m, axb_error *err);
 
+/** How a job's rows are formed from its source and receiver lists. */
+typedef enum axb_row_layout {
+    AXB_ROWS_TABLE = 0, /**< row r is sources[row_source[r]] at receivers[row_receiver[r]], r < nrows */
+    AXB_ROWS_PAIRS,     /**< row r is sources[r] at receivers[r] (nsources == nreceivers) */
+    AXB_ROWS_CROSS,     /**< every source at every receiver, source-major: row s·nreceivers + r */
+    AXB_ROWS_FAULTS     /**< every finite fault at every receiver, fault-major; the engine makes each
+                             fault's entry of the output's source table: its centroid at the
+                             database's planet radius, with its hypocentre's origin time */
+} axb_row_layout;
+
 typedef struct axb_extract_job {
     const char *db_path;
     axb_extract_opts opts;
-    /* Row r is sources[row_source[r]] at receivers[row_receiver[r]]; with subfaults, row r is the
-     * finite fault (all subfaults summed) at receivers[row_receiver[r]] and sources describes
-     * it (one entry). Every rank passes the same tables. */
-    int64_t nrows;
+    axb_row_layout layout;
+    /* Lists (every rank passes the same): sources (TABLE, PAIRS, CROSS; with subfaults in TABLE,
+     * one entry per fault) and receivers (every layout). */
     const axb_source *sources;
     int64_t nsources;
     const axb_receiver *receivers;
     int64_t nreceivers;
+    /* TABLE only: the rows. */
+    int64_t nrows;
     const int64_t *row_source, *row_receiver;
+    /* Finite faults (TABLE or FAULTS): fault f is subfaults[fault_first[f]] ..
+     * subfaults[fault_first[f+1] - 1], f < nfaults; fault_first NULL: one fault, all subfaults.
+     * fault_names[f] (FAULTS; may be NULL): the fault's file, whose last path component names its
+     * table entry and whose whole path prefixes its errors. */
     const axb_source *subfaults;
     int64_t nsubfaults;
-    /* Many faults: fault f (= row_source[r], one sources[] entry per fault) is
-     * subfaults[fault_first[f]] .. subfaults[fault_first[f+1] - 1]; NULL: one fault, all of them. */
     const int64_t *fault_first;
+    int64_t nfaults;
+    const char *const *fault_names;
     const char *output;
     axb_out_format format;
     axb_precision precision;
     bool overwrite;
-    bool progress;              /**< rank 0 reports progress on the progress stream */
+    bool progress;              /**< rank 0 reports progress on the stream given to axb_extract_job_run */
     const char *command;        /**< command line, recorded in the output (may be NULL) */
     bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
     bool cold_batches;          /**< drop the database files' page cache before every batch read
@@ -84,7 +99,8 @@ typedef struct axb_extract_job_result {
     int64_t bytes_read;         /**< bytes of element data read, summed over ranks */
 } axb_extract_job_result;
 
-/** Runs the job. Collective over @p comm; every rank returns the same status. */
+/** Runs the job. Collective over @p comm; every rank returns the same status. Progress lines (when
+ *  job->progress) go to @p progress on rank 0; NULL: none. */
 AXB_NODISCARD axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
                                              axb_extract_job_result *res, axb_error *err);
 

@@ -10,6 +10,7 @@
  *     axb_output_write(out, n, rows, data, &err);        any number of times, each rank its rows
  *     axb_output_close(&out, true, &err);                PATH.partial -> PATH
  *
+ * (core/partial.h: PATH.partial and its record PATH.partial.record, published by rename.) *
  * Nothing is lost: the data go to PATH.partial, and only a commit of a complete file renames it
  * to PATH (an existing PATH, when overwriting, stays intact until that rename). A failure on one
  * rank is agreed on by all ranks before any collective phase is left: the rank that saw the cause
@@ -74,11 +75,13 @@ AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc 
                                            axb_error *err);
 
 /**
- * Reopens PATH.partial of an earlier run with the same descriptor to finish it (collective; bulk
- * format only). After every axb_output_write the rows on disk are recorded in PATH.partial.rows
- * (appended after a flush, torn records ignored); done[nrows] (caller's) receives 1 for those
- * rows, which need not be written again. Refused: a complete PATH, no unfinished file or record,
- * a file of another shape, ASDF.
+ * Reopens PATH.partial of an earlier run with the same descriptor to finish it (collective; every
+ * format with a reopen, today bulk and ASDF). After every axb_output_write (or axb_output_sync)
+ * the rows on disk are appended to PATH.partial.record (core/partial.h: torn lists ignored), whose
+ * header names the descriptor's identity (format, precision, shape, sampling, kind, a checksum of
+ * the tables); done[nrows] (caller's) receives 1 for the rows recorded, which need not be written
+ * again. Refused: a complete PATH, no unfinished file or record, a record of another identity, a
+ * file of another shape.
  */
 AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done,
                                            axb_output **out, axb_error *err);

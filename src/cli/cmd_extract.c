@@ -1,6 +1,5 @@
 /* `axibulk extract`: options (command line over YAML job file), input files, and a summary; the
  * work itself is axb_extract_job_run. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,9 +111,8 @@ typedef struct inputs {
     axb_source_list sources;
     axb_fault_list faults;
     axb_receiver_list receivers;
-    axb_source *src_table;      /* pairs: copies of the pairs' sources; finite: the hypocentre */
+    axb_source *src_table;      /* pairs: copies of the pairs' sources */
     axb_receiver *rec_table;    /* pairs: copies of the pairs' receivers */
-    int64_t *row_src, *row_rec;
 } inputs;
 
 static void inputs_free(inputs *in)
@@ -125,8 +123,31 @@ static void inputs_free(inputs *in)
     axb_receiver_list_free(&in->receivers);
     free(in->src_table);
     free(in->rec_table);
-    free(in->row_src);
-    free(in->row_rec);
+}
+
+/* A pairs file: the pairs' sources (with the origin time of --origin-time) and receivers as two
+ * lists, row i = pair i. */
+static axb_status read_pairs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
+{
+    AXB_TRY(axb_read_pairs(a->pairs, &in->pairs, err));
+    AXB_CHECK(err, in->pairs.n > 0, AXB_ERR_ARG, "%s: no pairs", a->pairs);
+    axb_time_ns t0 = 0;
+    if (a->origin_time) AXB_TRY_CTX(err, axb_time_parse(a->origin_time, &t0, err), "--origin-time");
+    const int64_t n = in->pairs.n;
+    in->src_table = malloc((size_t)n * sizeof *in->src_table);
+    in->rec_table = malloc((size_t)n * sizeof *in->rec_table);
+    AXB_CHECK(err, in->src_table && in->rec_table, AXB_ERR_NOMEM, "tables of %lld pairs", (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        in->src_table[i] = in->pairs.pair[i].src;
+        in->src_table[i].origin_time = t0;
+        in->rec_table[i] = in->pairs.pair[i].rec;
+    }
+    job->layout = AXB_ROWS_PAIRS;
+    job->sources = in->src_table;
+    job->nsources = n;
+    job->receivers = in->rec_table;
+    job->nreceivers = n;
+    return AXB_OK;
 }
 
 static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
@@ -137,87 +158,29 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG, "--stations goes with --cmt, --finite or --finite-list, not --pairs");
     AXB_CHECK(err, a->pairs || a->stations, AXB_ERR_ARG, "--%s needs --stations",
               a->cmt ? "cmt" : a->finite ? "finite" : "finite-list");
-    if (a->pairs) {
-        AXB_TRY(axb_read_pairs(a->pairs, &in->pairs, err));
-        AXB_CHECK(err, in->pairs.n > 0, AXB_ERR_ARG, "%s: no pairs", a->pairs);
-        axb_time_ns t0 = 0;
-        if (a->origin_time) AXB_TRY_CTX(err, axb_time_parse(a->origin_time, &t0, err), "--origin-time");
-        const int64_t n = in->pairs.n;
-        in->src_table = malloc((size_t)n * sizeof *in->src_table);
-        in->rec_table = malloc((size_t)n * sizeof *in->rec_table);
-        in->row_src = malloc((size_t)n * sizeof *in->row_src);
-        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
-        AXB_CHECK(err, in->src_table && in->rec_table && in->row_src && in->row_rec, AXB_ERR_NOMEM,
-                  "tables of %lld pairs", (long long)n);
-        for (int64_t i = 0; i < n; i++) {
-            in->src_table[i] = in->pairs.pair[i].src;
-            in->src_table[i].origin_time = t0;
-            in->rec_table[i] = in->pairs.pair[i].rec;
-            in->row_src[i] = in->row_rec[i] = i;
-        }
-        job->sources = in->src_table;
-        job->nsources = n;
-        job->receivers = in->rec_table;
-        job->nreceivers = n;
-        job->nrows = n;
-    } else {
-        if (looks_like_xml(a->stations)) AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
-        else AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
-        AXB_CHECK(err, in->receivers.n > 0, AXB_ERR_ARG, "%s: no stations", a->stations);
-        job->receivers = in->receivers.rec;
-        job->nreceivers = in->receivers.n;
-    }
+    if (a->pairs) return read_pairs(a, in, job, err);
+    if (looks_like_xml(a->stations)) AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
+    else AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
+    AXB_CHECK(err, in->receivers.n > 0, AXB_ERR_ARG, "%s: no stations", a->stations);
+    job->receivers = in->receivers.rec;
+    job->nreceivers = in->receivers.n;
     if (a->cmt) {
         if (looks_like_xml(a->cmt)) AXB_TRY(axb_read_quakeml(a->cmt, &in->sources, err));
         else AXB_TRY(axb_read_cmtsolution(a->cmt, &in->sources, err));
         AXB_CHECK(err, in->sources.n > 0, AXB_ERR_ARG, "%s: no events", a->cmt);
-        const int64_t ns = in->sources.n, nr = in->receivers.n, n = ns * nr;
-        in->row_src = malloc((size_t)n * sizeof *in->row_src);
-        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
-        AXB_CHECK(err, in->row_src && in->row_rec, AXB_ERR_NOMEM, "row tables of %lld rows", (long long)n);
-        /* event-major rows: all stations of event 0, then of event 1, ... */
-        for (int64_t s = 0; s < ns; s++)
-            for (int64_t r = 0; r < nr; r++) {
-                in->row_src[s * nr + r] = s;
-                in->row_rec[s * nr + r] = r;
-            }
+        job->layout = AXB_ROWS_CROSS;
         job->sources = in->sources.src;
-        job->nsources = ns;
-        job->nrows = n;
+        job->nsources = in->sources.n;
+        return AXB_OK;
     }
-    if (a->finite || a->finite_list) {
-        axb_fault_list *fl = &in->faults;
-        AXB_TRY(a->finite_list ? axb_read_fault_list(a->finite_list, fl, err) : axb_read_fault_file(a->finite, fl, err));
-        /* one table entry per fault: its centroid (position, summed tensor) with the origin time
-         * of its hypocentre (earliest rupture); fault-major rows: every station of fault 0, ... */
-        const int64_t nf = fl->n, nr = in->receivers.n, n = nf * nr;
-        in->src_table = calloc((size_t)nf, sizeof *in->src_table);
-        in->row_src = malloc((size_t)n * sizeof *in->row_src);
-        in->row_rec = malloc((size_t)n * sizeof *in->row_rec);
-        AXB_CHECK(err, in->src_table && in->row_src && in->row_rec, AXB_ERR_NOMEM, "finite-fault tables");
-        for (int64_t f = 0; f < nf; f++) {
-            const axb_source_list one = {fl->first[f + 1] - fl->first[f], fl->sub.src + fl->first[f]};
-            axb_source *hyp = &in->src_table[f];
-            AXB_TRY_CTX(err, axb_source_list_centroid(&one, 6371e3, hyp, err), "%s", fl->path[f]);
-            const int64_t h = axb_source_list_hypocentre(&one);
-            hyp->origin_time = one.src[h >= 0 ? h : 0].origin_time;
-            hyp->time_shift = 0;
-            const char *base = strrchr(fl->path[f], '/');
-            snprintf(hyp->name, sizeof hyp->name, "%.63s", base ? base + 1 : fl->path[f]);
-            for (int64_t r = 0; r < nr; r++) {
-                in->row_src[f * nr + r] = f;
-                in->row_rec[f * nr + r] = r;
-            }
-        }
-        job->sources = in->src_table;
-        job->nsources = nf;
-        job->subfaults = fl->sub.src;
-        job->nsubfaults = fl->sub.n;
-        job->fault_first = fl->first;
-        job->nrows = n;
-    }
-    job->row_source = in->row_src;
-    job->row_receiver = in->row_rec;
+    axb_fault_list *fl = &in->faults;
+    AXB_TRY(a->finite_list ? axb_read_fault_list(a->finite_list, fl, err) : axb_read_fault_file(a->finite, fl, err));
+    job->layout = AXB_ROWS_FAULTS;
+    job->subfaults = fl->sub.src;
+    job->nsubfaults = fl->sub.n;
+    job->fault_first = fl->first;
+    job->nfaults = fl->n;
+    job->fault_names = (const char *const *)fl->path;
     return AXB_OK;
 }
 

@@ -6,8 +6,9 @@
 
 #include "axibulk/extract.h"
 #include "axibulk/extract_job.h"
-#include "numerics/kdtree.h"
 #include "axibulk/timeproc.h"
+#include "core/progress.h"
+#include "numerics/kdtree.h"
 
 /* Bounded per-rank cache of element blocks (extract_cache.c). cap 0: disabled. */
 typedef struct axb_elem_cache {
@@ -81,25 +82,51 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
 axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out,
                               axb_error *err);
 
-/* Progress of a job on rank 0: rows done over all ranks, rate, ETA (days included). */
-typedef struct axb_extract_progress {
-    FILE *f;                    /* NULL: silent */
-    double t0, last;
-    bool reported;              /* short jobs print nothing */
-    int64_t total, done;
-    double bytes;               /* element data read so far, all ranks */
-} axb_extract_progress;
-void axb_extract_progress_step(axb_extract_progress *pr, int64_t done_now_total, bool last);
+/* A job's rows: sources, receivers and the row tables, the caller's or built by the engine from
+ * the job's lists (extract_rows.c). */
+typedef struct axb_job_rows {
+    const axb_source *sources;
+    int64_t nsources;
+    const axb_receiver *receivers;
+    int64_t nreceivers;
+    const int64_t *row_source, *row_receiver;
+    int64_t nrows;
+    axb_source *own_sources;    /* what the engine made (fault table entries), or NULL */
+    int64_t *own_row_source, *own_row_receiver;
+} axb_job_rows;
+
+/* Rows of @p job (every layout of axb_row_layout); fault table entries use @p planet_radius (m). */
+axb_status axb_job_rows_build(const axb_extract_job *job, double planet_radius, axb_job_rows *t, axb_error *err);
+void axb_job_rows_free(axb_job_rows *t);
+
+/* An extraction job while it runs: extract_job.c opens what it needs in phases, the row engines
+ * (extract_partition.c, extract_faults.c) compute and write the rows. */
+typedef struct axb_job_ctx {
+    MPI_Comm comm;
+    int rank, size;
+    const axb_extract_job *job;
+    axb_job_rows rows;
+    axb_db *db;
+    axb_extract_plan *plan;
+    axb_output *out;
+    uint8_t *done;              /* [nrows] rows already on disk (resume), or NULL */
+    axb_filter_plan *filter;    /* NULL: no filter */
+    axb_source_list subs;       /* finite faults: the subfaults, slip rates at the database's dt */
+    axb_progress prog;          /* rank 0 prints, the others are silent */
+    int64_t rows_done;          /* computed in this run, summed over ranks */
+    double mb_read;             /* element data read in this run, summed over ranks */
+} axb_job_ctx;
+
+/* Counts a step's rows and MB (already summed over ranks) and reports progress. */
+void axb_job_progress(axb_job_ctx *c, int64_t rows, double mb, bool last);
 
 /* The element-partitioned extraction of a job's rows (pairs and cross products). Collective. */
-axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
-                                   const axb_extract_job *job, axb_output *out,
-                                   axb_filter_plan *filter, const uint8_t *done,
-                                   axb_extract_progress *prog, axb_error *err);
+axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err);
 
-/* Agreement across ranks: the first failure wins, ranks that did not fail get AXB_ERR_REMOTE;
- * *done (if not NULL) is summed over ranks on the way. */
-axb_status axb_extract_agree(MPI_Comm comm, axb_status st, int64_t *done, axb_error *err);
+/* Finite faults: the subfaults' slip rates resampled to the database's dt (collective), then the
+ * rows split in balanced blocks over the ranks, each summing all its fault's subfaults. */
+axb_status axb_extract_subfaults_prepare(axb_job_ctx *c, axb_error *err);
+axb_status axb_extract_faults(axb_job_ctx *c, axb_error *err);
 
 /* Filters every trace of n rows [n][ncomp][npts] in place (filter may be NULL: nothing to do). */
 axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,

@@ -1,20 +1,28 @@
 /* Element-sorted extraction across ranks. Every rank locates its share of the rows; a global
  * histogram of pairs per element splits the element numbering into contiguous ranges of about
  * equal work (pairs to compute plus a cost per element read); the located pairs move to the rank
- * owning their element; each rank then walks its elements in file order, in batches: one read per
- * batch (collective by default: ranks that are done take part with nothing to read), every pair
- * of a batch computed from that one read, rows written collectively. Results do not depend on
- * the number of ranks or the batch size: each row is computed from the same element data. */
+ * owning their element; each rank then walks its elements in file order, in batches
+ * (engines/batch_iter.h): one read per batch (collective by default: ranks that are done take
+ * part with nothing to read), every pair of a batch computed from that one read, rows written
+ * collectively or, on one node, independently. Results do not depend on the number of ranks or
+ * the batch size: each row is computed from the same element data. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/agree.h"
+#include "core/mpi_check.h"
+#include "engines/batch_iter.h"
 #include "engines/extract_internal.h"
 
 /* Reading an element costs about as much as computing this many pairs from it (interpolation,
  * rotation and time processing of one pair vs. fetching and converting a block): the weight that
  * balances bytes read against pairs computed. */
 #define READ_COST_PAIRS 8
+/* Output rows per batch: at most this many, and at most 64 MB of them. */
+#define MAX_BATCH_ROWS 4096
+#define MAX_BATCH_ROW_BYTES ((int64_t)64 << 20)
 
 typedef struct rec {
     int64_t row;
@@ -28,7 +36,7 @@ static int by_unit(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
+static int owner_of(const int64_t *bounds, int size, int64_t id)
 {
     int lo = 0, hi = size - 1; /* bounds[r] = first unit of rank r; bounds[0] = 0 */
     while (lo < hi) {
@@ -39,224 +47,289 @@ static int64_t owner_of(const int64_t *bounds, int size, int64_t id)
     return lo;
 }
 
-/* AUTO: independent writes when every rank is on one node (MPI_COMM_TYPE_SHARED spans them all):
- * there the file's writes serialise in one kernel whoever issues them, so collective aggregation
- * only adds a copy; across nodes MPI-IO's aggregation pays. */
-static bool use_independent_writes(MPI_Comm comm, axb_write_mode mode, const axb_output *out)
+static axb_pair_ref pair_of(const axb_job_rows *t, int64_t r)
 {
-    if (mode == AXB_WRITE_COLLECTIVE || !axb_output_can_write_local(out)) return false;
-    if (mode == AXB_WRITE_INDEPENDENT) return true;
-    int size, nsize = 0, one = 0, all = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &nsize);
-        MPI_Comm_free(&node);
-    }
-    one = nsize == size;
-    MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, comm);
-    return all != 0;
+    return (axb_pair_ref){&t->sources[t->row_source[r]], &t->receivers[t->row_receiver[r]]};
 }
 
-axb_status axb_extract_partitioned(MPI_Comm comm, axb_db *db, axb_extract_plan *p,
-                                   const axb_extract_job *job, axb_output *out,
-                                   axb_filter_plan *filter, const uint8_t *done_rows,
-                                   axb_extract_progress *prog, axb_error *err)
+/* ---------------------------------------------------------------------------------------------
+ * 1-3: locate, split the elements, move the pairs */
+
+/* This rank's block of rows (less those on disk already) located, and count[unit] of them. */
+static axb_status locate_rows(const axb_job_ctx *c, int64_t *count, rec **mine, int64_t *nmine, axb_error *err)
 {
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    const bool elems = p->mesh->has_elements;
-    const int64_t nunits = elems ? p->mesh->nelem : p->info->npoints;
-    const int64_t unit = elems ? axb_db_block_floats(db) : (int64_t)axb_db_point_vars(db) * p->nt;
-    const axb_io_mode mode = job->independent_reads ? AXB_IO_INDEPENDENT : AXB_IO_COLLECTIVE;
-    const int64_t lo = job->nrows * rank / size, hi = job->nrows * (rank + 1) / size;
+    const int64_t lo = c->rows.nrows * c->rank / c->size, hi = c->rows.nrows * (c->rank + 1) / c->size;
+    *nmine = 0;
+    *mine = malloc((size_t)(hi - lo + 1) * sizeof **mine);
+    if (!*mine) return axb_error_set(err, AXB_ERR_NOMEM, "locations of %lld rows", (long long)(hi - lo));
+    for (int64_t r = lo; r < hi; r++) {
+        if (c->done && c->done[r]) continue;
+        const axb_pair_ref ref = pair_of(&c->rows, r);
+        rec *m = &(*mine)[*nmine];
+        m->row = r;
+        AXB_TRY_CTX(err, axb_extract_locate(c->plan, &ref, &m->loc, err), "row %lld", (long long)r);
+        count[m->loc.id]++;
+        (*nmine)++;
+    }
+    return AXB_OK;
+}
 
-    /* 1. locate this rank's rows (those not on disk already, when resuming) */
-    rec *mine = malloc((size_t)(hi - lo + 1) * sizeof *mine);
-    int64_t *count = calloc((size_t)nunits, sizeof *count), nmine = 0;
-    axb_status st = mine && count ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "pair locations");
-    for (int64_t r = lo; r < hi && !st; r++) {
-        if (done_rows && done_rows[r]) continue;
-        const axb_pair_ref ref = {&job->sources[job->row_source[r]], &job->receivers[job->row_receiver[r]]};
-        mine[nmine].row = r;
-        st = axb_extract_locate(p, &ref, &mine[nmine].loc, err);
-        if (st) axb_error_prefix(err, "row %lld", (long long)r);
-        else count[mine[nmine++].loc.id]++;
+/* count[] summed over ranks, then bounds[r] = first unit of rank r: contiguous ranges of equal work. */
+static axb_status split_units(const axb_job_ctx *c, int64_t *count, int64_t nunits, int64_t *bounds, axb_error *err)
+{
+    for (int64_t off = 0; off < nunits; off += 1 << 27) {
+        const int k = (int)(nunits - off < (1 << 27) ? nunits - off : (1 << 27));
+        AXB_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, count + off, k, MPI_INT64_T, MPI_SUM, c->comm),
+                    "histogram of pairs per element");
     }
-    st = axb_extract_agree(comm, st, NULL, err);
+    double total = 0;
+    for (int64_t u = 0; u < nunits; u++) total += (double)count[u] + (count[u] ? READ_COST_PAIRS : 0);
+    double acc = 0;
+    int r = 1;
+    bounds[0] = 0;
+    for (int64_t u = 0; u < nunits && r < c->size; u++) {
+        acc += (double)count[u] + (count[u] ? READ_COST_PAIRS : 0);
+        while (r < c->size && acc >= total * r / c->size) bounds[r++] = u + 1;
+    }
+    while (r < c->size) bounds[r++] = nunits;
+    return AXB_OK;
+}
 
-    /* 2. the work per element over all ranks, and contiguous element ranges of equal work */
-    int64_t *bounds = malloc((size_t)size * sizeof *bounds);
-    if (!st && !bounds) st = axb_error_set(err, AXB_ERR_NOMEM, "bounds");
-    st = axb_extract_agree(comm, st, NULL, err);
-    for (int64_t off = 0; !st && off < nunits; off += 1 << 27) {
-        const int64_t k = nunits - off < (1 << 27) ? nunits - off : (1 << 27);
-        MPI_Allreduce(MPI_IN_PLACE, count + off, (int)k, MPI_INT64_T, MPI_SUM, comm);
+/* Byte counts and displacements of the exchange (MPI counts are int). */
+static axb_status exchange_counts(const axb_job_ctx *c, const int64_t *bounds, const rec *mine, int64_t nmine,
+                                  int *sc, int *sd, int *rc, int *rd, int64_t *nrecv, axb_error *err)
+{
+    for (int64_t k = 0; k < nmine; k++) sc[owner_of(bounds, c->size, mine[k].loc.id)] += (int)sizeof(rec);
+    AXB_MPI_TRY(err, MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "exchange of pair counts");
+    int64_t s_total = 0, r_total = 0;
+    for (int q = 0; q < c->size; q++) {
+        sd[q] = (int)s_total;
+        rd[q] = (int)r_total;
+        s_total += sc[q];
+        r_total += rc[q];
     }
-    if (!st) {
-        double total = 0;
-        for (int64_t u = 0; u < nunits; u++) total += (double)count[u] + (count[u] ? READ_COST_PAIRS : 0);
-        double acc = 0;
-        int r = 1;
-        bounds[0] = 0;
-        for (int64_t u = 0; u < nunits && r < size; u++) {
-            acc += (double)count[u] + (count[u] ? READ_COST_PAIRS : 0);
-            while (r < size && acc >= total * r / size) bounds[r++] = u + 1;
-        }
-        while (r < size) bounds[r++] = nunits;
-    }
+    AXB_CHECK(err, s_total <= INT_MAX && r_total <= INT_MAX, AXB_ERR_UNSUPPORTED,
+              "more than %d pairs per rank in one job", INT_MAX / (int)sizeof(rec));
+    *nrecv = r_total / (int64_t)sizeof(rec);
+    return AXB_OK;
+}
 
-    /* 3. move every located pair to the rank that owns its element */
-    rec *recv = NULL;
-    int64_t nrecv = 0;
-    if (!st) {
-        qsort(mine, (size_t)nmine, sizeof *mine, by_unit);
-        int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
-        int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
-        int64_t s_total = 0, r_total = 0;
-        if (!sc || !rc || !sd || !rd) st = axb_error_set(err, AXB_ERR_NOMEM, "exchange counts");
-        for (int64_t k = 0; !st && k < nmine; k++) sc[owner_of(bounds, size, mine[k].loc.id)] += (int)sizeof(rec);
-        if (!st) MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
-        for (int q = 0; !st && q < size; q++) {
-            sd[q] = (int)s_total;
-            rd[q] = (int)r_total;
-            s_total += sc[q];
-            r_total += rc[q];
-        }
-        if (!st && (s_total > INT_MAX || r_total > INT_MAX))
-            st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "more than %d pairs per rank in one job", INT_MAX / (int)sizeof(rec));
-        st = axb_extract_agree(comm, st, NULL, err);
-        if (!st) {
-            nrecv = r_total / (int64_t)sizeof(rec);
-            recv = malloc((size_t)(nrecv ? nrecv : 1) * sizeof *recv);
-            st = axb_extract_agree(comm, recv ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "received pairs"), NULL, err);
-        }
-        if (!st) {
-            MPI_Alltoallv(mine, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, comm);
-            qsort(recv, (size_t)nrecv, sizeof *recv, by_unit);
-        }
-        free(sc);
-        free(rc);
-        free(sd);
-        free(rd);
+/* Every located pair to the rank that owns its element; *recv sorted by element. */
+static axb_status exchange(const axb_job_ctx *c, const int64_t *bounds, rec *mine, int64_t nmine, rec **recv,
+                           int64_t *nrecv, axb_error *err)
+{
+    qsort(mine, (size_t)nmine, sizeof *mine, by_unit);
+    int *sc = calloc((size_t)c->size, sizeof *sc), *rc = calloc((size_t)c->size, sizeof *rc);
+    int *sd = calloc((size_t)c->size, sizeof *sd), *rd = calloc((size_t)c->size, sizeof *rd);
+    axb_status st = sc && rc && sd && rd ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "exchange counts");
+    st = axb_agree(c->comm, st, err);
+    if (st == AXB_OK) st = axb_agree(c->comm, exchange_counts(c, bounds, mine, nmine, sc, sd, rc, rd, nrecv, err), err);
+    if (st == AXB_OK) {
+        *recv = malloc((size_t)(*nrecv ? *nrecv : 1) * sizeof **recv);
+        st = axb_agree(c->comm, *recv ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "received pairs"), err);
     }
+    if (st == AXB_OK) {
+        AXB_MPI_CHECK(st, err, MPI_Alltoallv(mine, sc, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, c->comm),
+                      "exchange of located pairs");
+        st = axb_agree(c->comm, st, err);
+    }
+    if (st == AXB_OK) qsort(*recv, (size_t)*nrecv, sizeof **recv, by_unit);
+    free(sc);
+    free(rc);
+    free(sd);
+    free(rd);
+    return st;
+}
+
+/* Phases 1-3: *recv holds this rank's pairs, sorted by element. */
+static axb_status distribute(const axb_job_ctx *c, int64_t nunits, rec **recv, int64_t *nrecv, axb_error *err)
+{
+    *recv = NULL;
+    *nrecv = 0;
+    rec *mine = NULL;
+    int64_t nmine = 0;
+    int64_t *count = calloc((size_t)nunits, sizeof *count);
+    int64_t *bounds = malloc((size_t)c->size * sizeof *bounds);
+    axb_status st = count && bounds ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "pairs per element");
+    if (st == AXB_OK) st = locate_rows(c, count, &mine, &nmine, err);
+    st = axb_agree(c->comm, st, err);
+    if (st == AXB_OK) st = axb_agree(c->comm, split_units(c, count, nunits, bounds, err), err);
+    if (st == AXB_OK) st = exchange(c, bounds, mine, nmine, recv, nrecv, err);
     free(mine);
     free(count);
     free(bounds);
+    return st;
+}
 
-    /* 4. batches in file order: at most per_batch distinct elements and max_rows rows each */
-    const int64_t row_doubles = (int64_t)p->ncomp * p->win.npts;
-    int64_t per_batch = (p->opts.batch_mb << 20) / (unit * (int64_t)sizeof(float));
-    if (per_batch < 1) per_batch = 1;
-    int64_t max_rows = ((int64_t)64 << 20) / (row_doubles * (int64_t)sizeof(double));
-    if (max_rows < 1) max_rows = 1;
-    if (max_rows > 4096) max_rows = 4096;
-    int64_t nb = 0;
-    for (int64_t a = 0; a < nrecv;) {
-        int64_t b = a, distinct = 0;
-        while (b < nrecv && b - a < max_rows && (distinct < per_batch || recv[b].loc.id == recv[b - 1].loc.id)) {
-            if (b == a || recv[b].loc.id != recv[b - 1].loc.id) distinct++;
-            b++;
-        }
-        nb++;
-        a = b;
+/* ---------------------------------------------------------------------------------------------
+ * 4: batches */
+
+/* A rank's batch loop: element blocks, the carried block, rows and their samples. Independent
+ * writes, odd ranks one batch behind: each rank's rows then reach the file while the ranks of the
+ * other parity compute, instead of all ranks queueing on the file at once. */
+typedef struct batch_run {
+    const rec *recv;
+    axb_batch_iter it;
+    int64_t unit;               /* floats per element block (or stored point) */
+    int64_t row_doubles;
+    bool elems, independent, late;
+    axb_io_mode mode;
+    float *blocks, *carry;
+    int64_t *ids, *rows, *rows2;
+    double *data, *data2;       /* late ranks: rows2/data2 hold the previous batch until written */
+    int64_t npend;
+} batch_run;
+
+/* AUTO: independent writes when every rank is on one node (MPI_COMM_TYPE_SHARED spans them all):
+ * there the file's writes serialise in one kernel whoever issues them, so collective aggregation
+ * only adds a copy; across nodes MPI-IO's aggregation pays. */
+static axb_status use_independent_writes(const axb_job_ctx *c, bool *independent, axb_error *err)
+{
+    const axb_write_mode mode = c->job->write_mode;
+    *independent = mode != AXB_WRITE_COLLECTIVE && axb_output_can_write_local(c->out);
+    if (!*independent || mode == AXB_WRITE_INDEPENDENT) return AXB_OK;
+    int nsize = 0, one = 0, all = 0;
+    MPI_Comm node = MPI_COMM_NULL;
+    axb_status st = AXB_OK;
+    AXB_MPI_CHECK(st, err, MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                  "ranks per node");
+    if (node != MPI_COMM_NULL) {
+        AXB_MPI_CHECK(st, err, MPI_Comm_size(node, &nsize), "ranks per node");
+        MPI_Comm_free(&node);
     }
-    int64_t nbmax = 0;
-    MPI_Allreduce(&nb, &nbmax, 1, MPI_INT64_T, MPI_MAX, comm);
-    /* Independent writes, odd ranks one batch behind: each rank's rows then reach the file while
-     * the ranks of the other parity compute, instead of all ranks queueing on the file at once. */
-    const bool independent = use_independent_writes(comm, job->write_mode, out);
-    const bool late = independent && rank % 2 == 1;
-    float *blocks = NULL, *carry = NULL;
-    int64_t *ids = NULL, *rows = NULL, *rows2 = NULL, carry_id = -1;
-    double *data = NULL, *data2 = NULL;
-    if (!st) {
-        blocks = malloc((size_t)(per_batch * unit) * sizeof *blocks);
-        carry = malloc((size_t)unit * sizeof *carry);
-        ids = malloc((size_t)per_batch * sizeof *ids);
-        rows = malloc((size_t)max_rows * sizeof *rows);
-        data = malloc((size_t)(max_rows * row_doubles) * sizeof *data);
-        if (late) {
-            rows2 = malloc((size_t)max_rows * sizeof *rows2);
-            data2 = malloc((size_t)(max_rows * row_doubles) * sizeof *data2);
-        }
-        if (!blocks || !carry || !ids || !rows || !data || (late && (!rows2 || !data2)))
-            st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers");
-        st = axb_extract_agree(comm, st, NULL, err);
+    one = nsize == c->size;
+    AXB_MPI_CHECK(st, err, MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, c->comm), "ranks per node");
+    *independent = all != 0;
+    return axb_agree(c->comm, st, err);
+}
+
+static void batch_run_free(batch_run *b)
+{
+    free(b->blocks);
+    free(b->carry);
+    free(b->ids);
+    free(b->rows);
+    free(b->rows2);
+    free(b->data);
+    free(b->data2);
+}
+
+static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t nrecv, batch_run *b, axb_error *err)
+{
+    const axb_extract_plan *p = c->plan;
+    memset(b, 0, sizeof *b);
+    b->recv = recv;
+    b->elems = p->mesh->has_elements;
+    b->unit = b->elems ? axb_db_block_floats(c->db) : (int64_t)axb_db_point_vars(c->db) * p->nt;
+    b->row_doubles = (int64_t)p->ncomp * p->win.npts;
+    b->mode = c->job->independent_reads ? AXB_IO_INDEPENDENT : AXB_IO_COLLECTIVE;
+    int64_t max_rows = MAX_BATCH_ROW_BYTES / (b->row_doubles * (int64_t)sizeof(double));
+    if (max_rows > MAX_BATCH_ROWS) max_rows = MAX_BATCH_ROWS;
+    axb_batch_iter_init(&b->it, recv, nrecv, sizeof *recv, offsetof(rec, loc) + offsetof(axb_loc, id),
+                        b->unit * (int64_t)sizeof(float), p->opts.batch_mb << 20, max_rows);
+    AXB_TRY(use_independent_writes(c, &b->independent, err));
+    b->late = b->independent && c->rank % 2 == 1;
+    const int64_t per = b->it.max_units, nrows = b->it.max_items;
+    b->blocks = malloc((size_t)(per * b->unit) * sizeof *b->blocks);
+    b->carry = malloc((size_t)b->unit * sizeof *b->carry);
+    b->ids = malloc((size_t)per * sizeof *b->ids);
+    b->rows = malloc((size_t)nrows * sizeof *b->rows);
+    b->data = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data);
+    if (b->late) {
+        b->rows2 = malloc((size_t)nrows * sizeof *b->rows2);
+        b->data2 = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data2);
     }
-    int64_t npend = 0;          /* late ranks: rows of the previous batch, in rows2/data2 */
-    int64_t a = 0, rows_done = 0;
-    for (int64_t bi = 0; bi < nbmax && !st; bi++) {
-        /* this batch's records [a, b) and the distinct elements to read (not the carried one) */
-        int64_t b = a, distinct = 0, nread = 0;
-        while (b < nrecv && b - a < max_rows && (distinct < per_batch || recv[b].loc.id == recv[b - 1].loc.id)) {
-            const bool first = b == a || recv[b].loc.id != recv[b - 1].loc.id;
-            if (first) {
-                distinct++;
-                if (recv[b].loc.id != carry_id) ids[nread++] = recv[b].loc.id;
-            }
-            b++;
+    axb_status st = AXB_OK;
+    if (!b->blocks || !b->carry || !b->ids || !b->rows || !b->data || (b->late && (!b->rows2 || !b->data2)))
+        st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers of %lld elements and %lld rows", (long long)per,
+                           (long long)nrows);
+    return axb_agree(c->comm, st, err);
+}
+
+/* Every pair of the batch, from the blocks read and the carried one; the block of an element that
+ * continues in the next batch is kept. */
+static axb_status compute_batch(axb_job_ctx *c, batch_run *b, const axb_batch *bt, axb_error *err)
+{
+    axb_extract_plan *p = c->plan;
+    int64_t u = -1;
+    axb_elem_state es = {-1, NULL, false, false};
+    for (int64_t k = bt->first; k < bt->end; k++) {
+        const axb_loc *loc = &b->recv[k].loc;
+        if (loc->id != es.elem) {
+            u++;
+            es = (axb_elem_state){loc->id, axb_batch_block(bt, u, b->blocks, b->carry, b->unit), false, false};
         }
-        if (job->cold_batches) axb_db_drop_page_cache(db); /* benchmarks: every batch from storage */
-        axb_status ls = elems ? axb_db_read_elements(db, nread, ids, mode, blocks, err)
-                              : axb_db_read_points(db, nread, ids, mode, blocks, err);
-        p->stats.elements_read += nread;
-        if (!ls && npend > 0) ls = axb_output_write_local(out, npend, rows2, data2, err);
-        npend = 0;
-        int64_t slot = -1;
-        axb_elem_state es = {-1, NULL, false, false};
-        for (int64_t k = a; k < b && !ls; k++) {
-            const axb_loc *loc = &recv[k].loc;
-            if (loc->id != es.elem) {
-                const float *blk = loc->id == carry_id ? carry : blocks + (++slot) * unit;
-                es = (axb_elem_state){loc->id, blk, false, false};
-            }
-            const int64_t r = recv[k].row;
-            const axb_pair_ref ref = {&job->sources[job->row_source[r]], &job->receivers[job->row_receiver[r]]};
-            ls = axb_extract_raw(p, &ref, loc, &es, es.block, p->raw, err);
-            if (!ls) ls = axb_extract_finish(p, &ref, p->raw, data + (k - a) * row_doubles, err);
-            if (ls) axb_error_prefix(err, "row %lld", (long long)r);
-            rows[k - a] = r;
-            p->stats.pairs++;
-        }
-        /* an element whose pairs continue in the next batch is kept, not read again */
-        if (!ls && b > a && b < nrecv && recv[b].loc.id == recv[b - 1].loc.id && es.block != carry) {
-            memcpy(carry, es.block, (size_t)unit * sizeof *carry);
-            carry_id = es.elem;
-        }
-        if (!ls) ls = axb_extract_filter_rows(filter, b - a, p->ncomp, p->win.npts, data, err);
-        if (!ls && independent && !late) ls = axb_output_write_local(out, b - a, rows, data, err);
-        if (!ls && late) {      /* written at the start of the next batch */
-            double *td = data;
-            data = data2;
-            data2 = td;
-            int64_t *tr = rows;
-            rows = rows2;
-            rows2 = tr;
-            npend = b - a;
-        }
-        int64_t done = b - a;
-        st = axb_extract_agree(comm, ls, &done, err);
-        if (!st) st = independent ? axb_output_sync(out, AXB_OK, err) : axb_output_write(out, b - a, rows, data, err);
-        double bytes = (double)nread * (double)unit * (double)sizeof(float);
-        MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm);
-        prog->bytes += bytes;
-        rows_done += done;
-        if (!st) axb_extract_progress_step(prog, rows_done, bi + 1 == nbmax);
-        a = b;
+        const int64_t r = b->recv[k].row;
+        const axb_pair_ref ref = pair_of(&c->rows, r);
+        double *out = b->data + (k - bt->first) * b->row_doubles;
+        axb_status st = axb_extract_raw(p, &ref, loc, &es, es.block, p->raw, err);
+        if (st == AXB_OK) st = axb_extract_finish(p, &ref, p->raw, out, err);
+        if (st != AXB_OK) return axb_error_prefix(err, "row %lld", (long long)r);
+        b->rows[k - bt->first] = r;
+        p->stats.pairs++;
     }
-    if (!st && independent) {   /* the late ranks' last batch */
-        axb_status ls = npend > 0 ? axb_output_write_local(out, npend, rows2, data2, err) : AXB_OK;
-        st = axb_output_sync(out, ls, err);
+    if (bt->carry_out && es.block != b->carry) memcpy(b->carry, es.block, (size_t)b->unit * sizeof *b->carry);
+    return axb_extract_filter_rows(c->filter, bt->end - bt->first, p->ncomp, p->win.npts, b->data, err);
+}
+
+/* Independent writes: early ranks write now; late ranks keep the batch for the next round. */
+static axb_status write_own(axb_job_ctx *c, batch_run *b, int64_t n, axb_error *err)
+{
+    if (!b->late) return axb_output_write_local(c->out, n, b->rows, b->data, err);
+    double *td = b->data;
+    b->data = b->data2;
+    b->data2 = td;
+    int64_t *tr = b->rows;
+    b->rows = b->rows2;
+    b->rows2 = tr;
+    b->npend = n;
+    return AXB_OK;
+}
+
+/* One batch on this rank (an empty one when it has none left): read, compute, write. */
+static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *err)
+{
+    axb_batch bt = {0};
+    const bool any = axb_batch_next(&b->it, b->ids, &bt);
+    if (c->job->cold_batches) axb_db_drop_page_cache(c->db); /* benchmarks: every batch from storage */
+    axb_status ls = b->elems ? axb_db_read_elements(c->db, bt.nread, b->ids, b->mode, b->blocks, err)
+                             : axb_db_read_points(c->db, bt.nread, b->ids, b->mode, b->blocks, err);
+    c->plan->stats.elements_read += bt.nread;
+    if (ls == AXB_OK && b->npend > 0) ls = axb_output_write_local(c->out, b->npend, b->rows2, b->data2, err);
+    b->npend = 0;
+    const int64_t n = bt.end - bt.first;
+    if (ls == AXB_OK && any) ls = compute_batch(c, b, &bt, err);
+    if (ls == AXB_OK && b->independent) ls = write_own(c, b, n, err);
+    double mb = (double)bt.nread * (double)b->unit * (double)sizeof(float) / 1e6, mb_all = 0;
+    AXB_MPI_CHECK(ls, err, MPI_Reduce(&mb, &mb_all, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm), "bytes read");
+    int64_t done = n;
+    AXB_TRY(axb_agree_sum(c->comm, ls, &done, err));
+    AXB_TRY(b->independent ? axb_output_sync(c->out, AXB_OK, err) : axb_output_write(c->out, n, b->rows, b->data, err));
+    axb_job_progress(c, done, mb_all, last);
+    return AXB_OK;
+}
+
+axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
+{
+    const axb_extract_plan *p = c->plan;
+    const int64_t nunits = p->mesh->has_elements ? p->mesh->nelem : p->info->npoints;
+    rec *recv = NULL;
+    int64_t nrecv = 0;
+    batch_run b;
+    memset(&b, 0, sizeof b);
+    axb_status st = distribute(c, nunits, &recv, &nrecv, err);
+    if (st == AXB_OK) st = batch_run_init(c, recv, nrecv, &b, err);
+    int64_t nb = st == AXB_OK ? axb_batch_count(&b.it) : 0, nbmax = 0;
+    if (st == AXB_OK) {
+        AXB_MPI_CHECK(st, err, MPI_Allreduce(&nb, &nbmax, 1, MPI_INT64_T, MPI_MAX, c->comm), "number of batches");
+        st = axb_agree(c->comm, st, err);
     }
+    for (int64_t bi = 0; bi < nbmax && st == AXB_OK; bi++) st = run_batch(c, &b, bi + 1 == nbmax, err);
+    if (st == AXB_OK && b.independent) { /* the late ranks' last batch */
+        const axb_status ls = b.npend > 0 ? axb_output_write_local(c->out, b.npend, b.rows2, b.data2, err) : AXB_OK;
+        st = axb_output_sync(c->out, ls, err);
+    }
+    batch_run_free(&b);
     free(recv);
-    free(blocks);
-    free(rows2);
-    free(data2);
-    free(carry);
-    free(ids);
-    free(rows);
-    free(data);
     return st;
 }

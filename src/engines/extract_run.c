@@ -2,9 +2,11 @@
  * batches (each once), compute each element's strain or displacement once, and turn every pair's
  * raw traces into output samples. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/batch_iter.h"
 #include "engines/extract_internal.h"
 
 typedef struct located {
@@ -23,7 +25,49 @@ static int by_element(const void *a, const void *b)
 typedef axb_status (*raw_sink)(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref,
                                double *raw, void *ctx, axb_error *err);
 
-/* Failures are named "<what> <first + k>". */
+/* The plan's element cache, made on first use. */
+static axb_status cache_ready(axb_extract_plan *p, int64_t unit, axb_error *err)
+{
+    if (p->cache_ready) return AXB_OK;
+    AXB_TRY(axb_elem_cache_init(&p->cache, p->opts.cache_mb << 20, unit, err));
+    p->cache_ready = true;
+    return AXB_OK;
+}
+
+/* One batch: cached blocks are used in place, the others read (in element order) into buf and
+ * put in the cache once the batch no longer needs the blocks a put may evict. */
+static axb_status run_batch(axb_extract_plan *p, const located *L, const axb_batch *bt, const int64_t *ids,
+                            const float **blk, int64_t *miss, float *buf, int64_t unit, const char *what,
+                            int64_t first, const axb_pair_ref *pairs, raw_sink sink, void *ctx, axb_error *err)
+{
+    int64_t nm = 0;
+    for (int64_t k = 0; k < bt->nread; k++) {
+        blk[k] = axb_elem_cache_get(&p->cache, ids[k]);
+        if (!blk[k]) miss[nm++] = ids[k];
+    }
+    p->stats.cache_hits += bt->nread - nm;
+    if (nm > 0)
+        AXB_TRY(p->mesh->has_elements ? axb_db_read_elements(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err)
+                                      : axb_db_read_points(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err));
+    p->stats.elements_read += nm;
+    for (int64_t k = 0, m = 0; k < bt->nread; k++)
+        if (!blk[k]) blk[k] = buf + (m++) * unit;
+    axb_elem_state es = {-1, NULL, false, false};
+    int64_t slot = -1;
+    for (int64_t k = bt->first; k < bt->end; k++) {
+        if (L[k].loc.id != es.elem) es = (axb_elem_state){L[k].loc.id, blk[++slot], false, false};
+        const axb_pair_ref *ref = &pairs[L[k].pair];
+        axb_status st = axb_extract_raw(p, ref, &L[k].loc, &es, es.block, p->raw, err);
+        if (st == AXB_OK) st = sink(p, L[k].pair, ref, p->raw, ctx, err);
+        p->stats.pairs++;
+        if (st != AXB_OK) return axb_error_prefix(err, "%s %lld", what, (long long)(first + L[k].pair));
+    }
+    for (int64_t m = 0; m < nm; m++) axb_elem_cache_put(&p->cache, miss[m], buf + m * unit);
+    return AXB_OK;
+}
+
+/* Locates every pair, sorts them by element and walks them in batches (engines/batch_iter.h, no
+ * item bound: one plan's output is the caller's). Failures are named "<what> <first + k>". */
 static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t first, int64_t n,
                                const axb_pair_ref *pairs, raw_sink sink, void *ctx, axb_error *err)
 {
@@ -31,72 +75,26 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
     located *L = malloc((size_t)n * sizeof *L);
     if (!L) return axb_error_set(err, AXB_ERR_NOMEM, "locations of %lld pairs", (long long)n);
     axb_status st = AXB_OK;
-    for (int64_t k = 0; k < n && !st; k++) {
+    for (int64_t k = 0; k < n && st == AXB_OK; k++) {
         L[k].pair = k;
         st = axb_extract_locate(p, &pairs[k], &L[k].loc, err);
-        if (st) axb_error_prefix(err, "%s %lld", what, (long long)(first + k));
+        if (st != AXB_OK) axb_error_prefix(err, "%s %lld", what, (long long)(first + k));
     }
-    if (st) {
-        free(L);
-        return st;
-    }
-    qsort(L, (size_t)n, sizeof *L, by_element);
-
-    const bool elements = p->mesh->has_elements;
-    const int64_t unit = elements ? axb_db_block_floats(p->db)
-                                  : (int64_t)axb_db_point_vars(p->db) * p->nt;
-    int64_t per_batch = (p->opts.batch_mb << 20) / (unit * (int64_t)sizeof(float));
-    if (per_batch < 1) per_batch = 1;
-    int64_t *ids = malloc((size_t)per_batch * sizeof *ids);
-    float *buf = malloc((size_t)per_batch * (size_t)unit * sizeof *buf);
-    if (!ids || !buf) st = axb_error_set(err, AXB_ERR_NOMEM, "read buffer of %lld elements", (long long)per_batch);
-
-    if (!st && !p->cache_ready) {
-        st = axb_elem_cache_init(&p->cache, p->opts.cache_mb << 20, unit, err);
-        p->cache_ready = st == AXB_OK;
-    }
-    const float **blk = malloc((size_t)per_batch * sizeof *blk);
-    int64_t *miss = malloc((size_t)per_batch * sizeof *miss);
-    if (!st && (!blk || !miss)) st = axb_error_set(err, AXB_ERR_NOMEM, "batch tables of %lld elements", (long long)per_batch);
-
-    for (int64_t a = 0; a < n && !st;) {
-        /* the next batch: up to per_batch distinct elements */
-        int64_t b = a, nb = 0;
-        while (b < n && (nb < per_batch || L[b].loc.id == ids[nb - 1])) {
-            if (nb == 0 || L[b].loc.id != ids[nb - 1]) ids[nb++] = L[b].loc.id;
-            b++;
-        }
-        /* cached blocks are used in place; the others are read (in element order) into buf */
-        int64_t nm = 0;
-        for (int64_t k = 0; k < nb; k++) {
-            blk[k] = axb_elem_cache_get(&p->cache, ids[k]);
-            if (!blk[k]) miss[nm++] = ids[k];
-        }
-        p->stats.cache_hits += nb - nm;
-        if (nm > 0)
-            st = elements ? axb_db_read_elements(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err)
-                          : axb_db_read_points(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err);
-        if (st) break;
-        p->stats.elements_read += nm;
-        for (int64_t k = 0, m = 0; k < nb; k++)
-            if (!blk[k]) blk[k] = buf + (m++) * unit;
-        axb_elem_state es = {-1, NULL, false, false};
-        int64_t slot = -1;
-        for (int64_t k = a; k < b && !st; k++) {
-            if (L[k].loc.id != es.elem) {
-                slot++;
-                es = (axb_elem_state){L[k].loc.id, blk[slot], false, false};
-            }
-            const axb_pair_ref *ref = &pairs[L[k].pair];
-            st = axb_extract_raw(p, ref, &L[k].loc, &es, es.block, p->raw, err);
-            if (!st) st = sink(p, L[k].pair, ref, p->raw, ctx, err);
-            if (st) axb_error_prefix(err, "%s %lld", what, (long long)(first + L[k].pair));
-            p->stats.pairs++;
-        }
-        /* only now: a put may evict a block this batch was still using */
-        for (int64_t m = 0; m < nm && !st; m++) axb_elem_cache_put(&p->cache, miss[m], buf + m * unit);
-        a = b;
-    }
+    if (st == AXB_OK) qsort(L, (size_t)n, sizeof *L, by_element);
+    const int64_t unit = p->mesh->has_elements ? axb_db_block_floats(p->db) : (int64_t)axb_db_point_vars(p->db) * p->nt;
+    axb_batch_iter it;
+    axb_batch_iter_init(&it, L, n, sizeof *L, offsetof(located, loc) + offsetof(axb_loc, id),
+                        unit * (int64_t)sizeof(float), p->opts.batch_mb << 20, INT64_MAX);
+    const int64_t per = it.max_units;
+    int64_t *ids = malloc((size_t)per * sizeof *ids), *miss = malloc((size_t)per * sizeof *miss);
+    float *buf = malloc((size_t)per * (size_t)unit * sizeof *buf);
+    const float **blk = malloc((size_t)per * sizeof *blk);
+    if (st == AXB_OK && (!ids || !miss || !buf || !blk))
+        st = axb_error_set(err, AXB_ERR_NOMEM, "read buffer of %lld elements", (long long)per);
+    if (st == AXB_OK) st = cache_ready(p, unit, err);
+    axb_batch bt;
+    while (st == AXB_OK && axb_batch_next(&it, ids, &bt))
+        st = run_batch(p, L, &bt, ids, blk, miss, buf, unit, what, first, pairs, sink, ctx, err);
     free(blk);
     free(miss);
     free(ids);

@@ -28,13 +28,6 @@ typedef struct asdf_impl {
     int tag_level;              /* 0: "synthetic"; 1: per source; 2: per row (see pick_tag_level) */
 } asdf_impl;
 
-static axb_status h5fail(axb_error *err, const char *what, const char *name)
-{
-    char why[512];
-    axb_h5_last_error(why, sizeof why);
-    return axb_error_set(err, AXB_ERR_HDF5, "%s '%s': %s", what, name, why);
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Checks */
 
@@ -340,7 +333,7 @@ static axb_status asdf_write(axb_output *o, int64_t n, const int64_t *rows, cons
             hid_t ds = H5Dopen2(o->file, path, H5P_DEFAULT);
             herr_t rc = ds >= 0 ? H5Dwrite(ds, o->memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : -1;
             if (ds >= 0) H5Dclose(ds);
-            if (rc < 0) return h5fail(err, "cannot write trace", path);
+            if (rc < 0) return axb_h5_error(err, "cannot write trace '%s'", path);
         }
     }
     return AXB_OK;

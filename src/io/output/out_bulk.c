@@ -5,9 +5,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/agree.h"
+#include "core/mpi_check.h"
 #include "io/hdf5/h5util.h"
 
 #define BULK_FORMAT "axibulk-seismograms"
@@ -34,13 +37,6 @@ typedef struct bulk_receiver {
     char network[8], station[8], location[8];
     double lat, lon, depth;
 } bulk_receiver;
-
-static axb_status h5fail(axb_error *err, const char *what)
-{
-    char why[512];
-    axb_h5_last_error(why, sizeof why);
-    return axb_error_set(err, AXB_ERR_HDF5, "%s: %s", what, why);
-}
 
 static hid_t fixed_string(size_t n)
 {
@@ -111,7 +107,7 @@ static axb_status write_table(axb_output *o, const char *name, hid_t memtype, in
     hid_t ftype = H5Tcopy(memtype);
     if (ftype < 0 || (H5Tget_class(ftype) == H5T_COMPOUND && H5Tpack(ftype) < 0)) {
         if (ftype >= 0) H5Tclose(ftype);
-        return h5fail(err, name);
+        return axb_h5_error(err, "%s", name);
     }
     hsize_t dims[1] = {(hsize_t)n};
     hid_t d;
@@ -137,7 +133,7 @@ static axb_status write_sources(axb_output *o, const axb_output_desc *d, axb_err
     hid_t type = source_type();
     axb_status st = AXB_OK;
     if (!t) st = axb_error_set(err, AXB_ERR_NOMEM, "source table");
-    else if (type < 0) st = h5fail(err, "source table type");
+    else if (type < 0) st = axb_h5_error(err, "source table type");
     for (int64_t i = 0; st == AXB_OK && i < d->nsources; i++) {
         const axb_source *s = &d->sources[i];
         copy_code(t[i].name, sizeof t[i].name, s->name);
@@ -167,7 +163,7 @@ static axb_status write_receivers(axb_output *o, const axb_output_desc *d, axb_e
     hid_t type = receiver_type();
     axb_status st = AXB_OK;
     if (!t) st = axb_error_set(err, AXB_ERR_NOMEM, "receiver table");
-    else if (type < 0) st = h5fail(err, "receiver table type");
+    else if (type < 0) st = axb_h5_error(err, "receiver table type");
     for (int64_t i = 0; st == AXB_OK && i < d->nreceivers; i++) {
         const axb_receiver *r = &d->receivers[i];
         copy_code(t[i].network, sizeof t[i].network, r->network);
@@ -227,7 +223,7 @@ static axb_status direct_target(axb_output *o, bulk_impl *b, axb_error *err)
     void *handle = NULL;
     const herr_t rc = fapl >= 0 ? H5Fget_vfd_handle(o->file, fapl, &handle) : -1;
     if (fapl >= 0) H5Pclose(fapl);
-    if (rc < 0 || !handle) return h5fail(err, "no MPI-IO handle for the file");
+    if (rc < 0 || !handle) return axb_h5_error(err, "no MPI-IO handle for the file");
     b->fh = *(MPI_File *)handle;
     b->base = (MPI_Offset)addr;
     return AXB_OK;
@@ -261,7 +257,7 @@ static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error
     o->impl = b;
     b->seis = H5Dopen2(o->file, "seismograms", H5P_DEFAULT);
     b->written = H5Dopen2(o->file, "row_written", H5P_DEFAULT);
-    if (b->seis < 0 || b->written < 0) return h5fail(err, "cannot resume: no /seismograms in the file");
+    if (b->seis < 0 || b->written < 0) return axb_h5_error(err, "cannot resume: no /seismograms in the file");
     hid_t s = H5Dget_space(b->seis);
     hsize_t dims[3] = {0, 0, 0};
     int rank = H5Sget_simple_extent_ndims(s);
@@ -347,17 +343,15 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
     bulk_impl *b = o->impl;
     row_run *runs = malloc((size_t)(n > 0 ? n : 1) * sizeof *runs);
     int64_t nruns = runs ? make_runs(n, rows, runs) : 0;
-    int64_t mine = runs ? 0 : -1, ncalls = 0;
+    int64_t mine = 0, ncalls = 0;
     for (int64_t k = 0; runs && k < nruns; mine++) k += next_group(k, nruns, runs);
-    if (MPI_Allreduce(&mine, &ncalls, 1, MPI_INT64_T, MPI_MAX, o->comm) != MPI_SUCCESS) {
+    axb_status st = runs ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "row runs of a write of %lld rows", (long long)n);
+    AXB_MPI_CHECK(st, err, MPI_Allreduce(&mine, &ncalls, 1, MPI_INT64_T, MPI_MAX, o->comm),
+                  "agreement on the number of transfers");
+    st = axb_agree(o->comm, st, err);
+    if (st != AXB_OK) {
         free(runs);
-        return axb_error_set(err, AXB_ERR_MPI, "agreement on the number of transfers failed");
-    }
-    int64_t worst = mine;
-    MPI_Allreduce(&mine, &worst, 1, MPI_INT64_T, MPI_MIN, o->comm);
-    if (worst < 0) {
-        free(runs);
-        return axb_error_set(err, runs ? AXB_ERR_REMOTE : AXB_ERR_NOMEM, "row runs of a write");
+        return st;
     }
     const hsize_t per = (hsize_t)o->ncomp * (hsize_t)o->nsamples;
     const char *p = data;
@@ -388,7 +382,7 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
         done += take;
     }
     free(runs);
-    return rc < 0 ? h5fail(err, "dataset 'seismograms': write failed") : AXB_OK;
+    return rc < 0 ? axb_h5_error(err, "dataset 'seismograms': write failed") : AXB_OK;
 }
 
 /* One MPI_File_write_at per run of consecutive rows, straight from the caller's buffer. */
@@ -407,14 +401,16 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
         int count = 0;
         int rc = MPI_File_write_at(b->fh, b->base + (MPI_Offset)(rows[k] * row_bytes), p, (int)bytes,
                                    MPI_BYTE, &status);
-        if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &count);
-        if (rc != MPI_SUCCESS || count != (int)bytes) {
-            char why[MPI_MAX_ERROR_STRING] = "short write";
-            int len = 0;
-            if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
-            return axb_error_set(err, AXB_ERR_IO, "dataset 'seismograms': writing rows %lld..%lld failed: %s",
-                                 (long long)rows[k], (long long)rows[j - 1], why);
+        if (rc == MPI_SUCCESS) rc = MPI_Get_count(&status, MPI_BYTE, &count);
+        if (rc != MPI_SUCCESS) {
+            char what[96];
+            snprintf(what, sizeof what, "dataset 'seismograms': writing rows %lld..%lld", (long long)rows[k],
+                     (long long)rows[j - 1]);
+            return axb_mpi_error(err, rc, what);
         }
+        if (count != (int)bytes)
+            return axb_error_set(err, AXB_ERR_IO, "dataset 'seismograms': writing rows %lld..%lld failed: short write",
+                                 (long long)rows[k], (long long)rows[j - 1]);
         p += bytes;
         k = j;
     }

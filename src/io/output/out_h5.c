@@ -5,13 +5,6 @@
 
 #include "io/hdf5/h5util.h"
 
-static axb_status h5fail(axb_error *err, const char *what, const char *name)
-{
-    char why[512];
-    axb_h5_last_error(why, sizeof why);
-    return axb_error_set(err, AXB_ERR_HDF5, "%s '%s': %s", what, name, why);
-}
-
 axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                          hid_t *out, axb_error *err)
 {
@@ -23,7 +16,7 @@ axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, 
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
         id = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    axb_status st = id < 0 ? h5fail(err, "cannot create dataset", name) : AXB_OK;
+    axb_status st = id < 0 ? axb_h5_error(err, "cannot create dataset '%s'", name) : AXB_OK;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     *out = id;
@@ -33,7 +26,7 @@ axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, 
 axb_status axb_h5out_group(hid_t loc, const char *name, axb_error *err)
 {
     hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return h5fail(err, "cannot create group", name);
+    if (g < 0) return axb_h5_error(err, "cannot create group '%s'", name);
     H5Gclose(g);
     return AXB_OK;
 }
@@ -45,7 +38,7 @@ static axb_status attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mty
     hid_t space = H5Screate(H5S_SCALAR);
     hid_t a = space >= 0 ? H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
     herr_t rc = a >= 0 ? H5Awrite(a, mtype, buf) : -1;
-    axb_status st = rc < 0 ? h5fail(err, "cannot write attribute", name) : AXB_OK;
+    axb_status st = rc < 0 ? axb_h5_error(err, "cannot write attribute '%s'", name) : AXB_OK;
     if (a >= 0) H5Aclose(a);
     if (space >= 0) H5Sclose(space);
     return st;
@@ -56,7 +49,7 @@ axb_status axb_h5out_attr_str(hid_t loc, const char *name, const char *value, ax
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
         if (t >= 0) H5Tclose(t);
-        return h5fail(err, "cannot make a string type for attribute", name);
+        return axb_h5_error(err, "cannot make a string type for attribute '%s'", name);
     }
     axb_status st = attr_write(loc, name, t, t, &value, err);
     H5Tclose(t);
@@ -69,7 +62,7 @@ axb_status axb_h5out_attr_fixstr(hid_t loc, const char *name, const char *value,
     if (t < 0 || H5Tset_size(t, strlen(value) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
         H5Tset_cset(t, H5T_CSET_ASCII) < 0) {
         if (t >= 0) H5Tclose(t);
-        return h5fail(err, "cannot make a string type for attribute", name);
+        return axb_h5_error(err, "cannot make a string type for attribute '%s'", name);
     }
     axb_status st = attr_write(loc, name, t, t, value, err);
     H5Tclose(t);
@@ -100,7 +93,7 @@ axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, 
     if (rc < 0) {
         char name[256] = "?";
         H5Iget_name(dset, name, sizeof name);
-        st = h5fail(err, "cannot write dataset", name);
+        st = axb_h5_error(err, "cannot write dataset '%s'", name);
     }
     if (mspace >= 0) H5Sclose(mspace);
     if (fspace >= 0) H5Sclose(fspace);

@@ -1,7 +1,8 @@
-/* Internals shared by the output front end (out_writer.c) and its format backends (out_bulk.c,
- * out_asdf.c). The front end owns everything that does not depend on the format: descriptor
- * checks, file-system checks, the .partial file and its rename, status agreement, the sorting and
- * precision conversion of written rows, and the bookkeeping of which rows were written. */
+/* Internals shared by the output front end (out_desc.c, out_writer.c, out_rows.c) and its format
+ * backends (out_bulk.c, out_asdf.c). The front end owns everything that does not depend on the
+ * format: descriptor checks, file-system checks, the .partial file, its record and its publication
+ * (core/partial.h), status agreement, the sorting and precision conversion of written rows, and
+ * the bookkeeping of which rows were written. */
 #ifndef AXB_IO_OUT_INTERNAL_H
 #define AXB_IO_OUT_INTERNAL_H
 
@@ -13,8 +14,10 @@
 
 #include "axibulk/output.h"
 #include "axibulk/timefmt.h"
+#include "core/partial.h"
 
-#define OUT_PATH_MAX 4096
+/* Kind of the output's record (core/partial.h). */
+#define OUT_RECORD_KIND "extract"
 
 /* The library is always compiled with its version (src/CMakeLists.txt); files record it. */
 #ifndef AXB_VERSION_STRING
@@ -57,7 +60,9 @@ struct axb_output {
     MPI_Comm comm;              /* duplicated from the caller's */
     int rank, size;
     const axb_out_ops *ops;
-    char path[OUT_PATH_MAX], partial[OUT_PATH_MAX];
+    axb_partial names;          /* PATH, PATH.partial, PATH.partial.record */
+    const char *path, *partial; /* names.final, names.partial */
+    char identity[256];         /* the record's header: what fixes the file's layout */
     bool overwrite;
     hid_t file;                 /* PATH.partial, MPI-IO driver */
     hid_t dxpl_coll;            /* collective transfers */
@@ -74,11 +79,29 @@ struct axb_output {
     void *convbuf;              /* write-time buffer for sorting/conversion, grown as needed */
     size_t convbuf_size;
     void *impl;                 /* backend state, owned by the backend */
-    char log[OUT_PATH_MAX + 8]; /* PATH.partial.rows: rows on disk, appended after every write */
     int64_t *unsynced;          /* rows written by write_local since the last sync, to record */
     int64_t nunsynced, unsynced_cap;
-    bool logging;               /* formats that can resume keep the log */
+    bool recording;             /* formats that can resume record the rows on disk */
 };
+
+/* MPI counts are int: long row lists go in pieces. */
+#define OUT_MPI_CHUNK (1 << 30)
+
+/* ---- descriptor (out_desc.c; every rank, no I/O) ---- */
+
+/* Every check of axb_output_create that needs no file: paths, shape, kind, components, rows. */
+axb_status axb_out_check_desc(const axb_output_desc *d, axb_error *err);
+
+/* The record's identity of a descriptor: format, precision, shape, sampling, kind and a checksum
+ * of the source, receiver and row tables, so that a resume of another job is refused. */
+void axb_out_identity(const axb_output_desc *d, char *buf, size_t size);
+
+/* ---- rows (out_rows.c) ---- */
+
+/* Sorts and checks this rank's rows into @p sorted and puts @p data in file order and precision
+ * (*outdata is @p data itself when no copy is needed). */
+axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                int64_t *sorted, const void **outdata, axb_error *err);
 
 /* ---- HDF5 writing helpers (out_h5.c). Every failure is AXB_ERR_HDF5 naming the object and
  * HDF5's innermost reason. All are collective when the file is open with the MPI-IO driver. ---- */
@@ -101,7 +124,7 @@ axb_status axb_h5out_attr_int64(hid_t loc, const char *name, int64_t value, axb_
 axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf,
                             axb_error *err);
 
-/* ---- QuakeML text (axb_quakeml_write.c) ---- */
+/* ---- QuakeML text (out_quakeml.c) ---- */
 
 /* Resource identifiers shared by the QuakeML document and the ASDF trace attributes. */
 #define OUT_QML_ID_PREFIX "smi:local/axibulk/"

@@ -1,0 +1,176 @@
+/* The output descriptor: names of formats and precisions, band codes and units, the checks every
+ * rank makes of a descriptor before any file is touched, and the identity a resume must match. */
+#include "io/output/out_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const FORMAT_NAMES[] = {"bulk", "asdf"};
+static const char *const PRECISION_NAMES[] = {"float32", "float64"};
+
+/* ---------------------------------------------------------------------------------------------
+ * Small public helpers */
+
+axb_status axb_out_format_parse(const char *s, axb_out_format *f, axb_error *err)
+{
+    for (int i = 0; i < 2; i++)
+        if (s && strcmp(s, FORMAT_NAMES[i]) == 0) {
+            *f = (axb_out_format)i;
+            return AXB_OK;
+        }
+    return axb_error_set(err, AXB_ERR_ARG, "unknown output format '%s' (expected bulk or asdf)",
+                         s ? s : "(null)");
+}
+
+const char *axb_out_format_name(axb_out_format f)
+{
+    return (unsigned)f < 2 ? FORMAT_NAMES[f] : "unknown";
+}
+
+axb_status axb_precision_parse(const char *s, axb_precision *p, axb_error *err)
+{
+    for (int i = 0; i < 2; i++)
+        if (s && strcmp(s, PRECISION_NAMES[i]) == 0) {
+            *p = (axb_precision)i;
+            return AXB_OK;
+        }
+    return axb_error_set(err, AXB_ERR_ARG, "unknown precision '%s' (expected float32 or float64)",
+                         s ? s : "(null)");
+}
+
+const char *axb_precision_name(axb_precision p)
+{
+    return (unsigned)p < 2 ? PRECISION_NAMES[p] : "unknown";
+}
+
+char axb_band_code(double dt)
+{
+    if (dt <= 0.001) return 'F';
+    if (dt <= 0.004) return 'C';
+    if (dt <= 0.0125) return 'H';
+    if (dt <= 0.1) return 'B';
+    if (dt < 1) return 'M';
+    return 'L';
+}
+
+const char *axb_output_units(const char *kind)
+{
+    if (!kind) return NULL;
+    if (strcmp(kind, "displacement") == 0) return "m";
+    if (strcmp(kind, "velocity") == 0) return "m/s";
+    if (strcmp(kind, "acceleration") == 0) return "m/s^2";
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Descriptor checks (every rank, no I/O: the descriptor is identical everywhere, so every rank
+ * reaches the same verdict with its own message). */
+
+static axb_status check_components(const char *c, axb_error *err)
+{
+    size_t n = c ? strlen(c) : 0;
+    AXB_CHECK(err, n >= 1 && n <= 5, AXB_ERR_ARG,
+              "components '%s': give 1 to 5 distinct letters of ZNERT", c ? c : "");
+    for (size_t i = 0; i < n; i++) {
+        AXB_CHECK(err, strchr("ZNERT", c[i]) != NULL, AXB_ERR_ARG,
+                  "components '%s': unknown component '%c' (expected letters of ZNERT)", c, c[i]);
+        AXB_CHECK(err, strchr(c + i + 1, c[i]) == NULL, AXB_ERR_ARG,
+                  "components '%s': component '%c' is repeated", c, c[i]);
+    }
+    return AXB_OK;
+}
+
+static axb_status check_rows(const axb_output_desc *d, axb_error *err)
+{
+    AXB_CHECK(err, d->nsources >= 1 && d->sources, AXB_ERR_ARG, "no sources");
+    AXB_CHECK(err, d->nreceivers >= 1 && d->receivers, AXB_ERR_ARG, "no receivers");
+    AXB_CHECK(err, d->row_source && d->row_receiver, AXB_ERR_ARG, "row tables missing");
+    for (int64_t i = 0; i < d->nrows; i++) {
+        AXB_CHECK(err, d->row_source[i] >= 0 && d->row_source[i] < d->nsources, AXB_ERR_ARG,
+                  "row %" PRId64 ": source index %" PRId64 " outside 0..%" PRId64, i,
+                  d->row_source[i], d->nsources - 1);
+        AXB_CHECK(err, d->row_receiver[i] >= 0 && d->row_receiver[i] < d->nreceivers, AXB_ERR_ARG,
+                  "row %" PRId64 ": receiver index %" PRId64 " outside 0..%" PRId64, i,
+                  d->row_receiver[i], d->nreceivers - 1);
+    }
+    return AXB_OK;
+}
+
+axb_status axb_out_check_desc(const axb_output_desc *d, axb_error *err)
+{
+    AXB_CHECK(err, d, AXB_ERR_ARG, "no output description");
+    AXB_CHECK(err, d->path && d->path[0], AXB_ERR_ARG, "output path is empty");
+    AXB_CHECK(err, strlen(d->path) < AXB_PARTIAL_PATH_MAX, AXB_ERR_ARG,
+              "output path longer than %d characters", AXB_PARTIAL_PATH_MAX - 1);
+    AXB_CHECK(err, (unsigned)d->format < 2, AXB_ERR_ARG, "unknown output format %d",
+              (int)d->format);
+    AXB_CHECK(err, (unsigned)d->precision < 2, AXB_ERR_ARG, "unknown precision %d",
+              (int)d->precision);
+    AXB_CHECK(err, d->nrows >= 1, AXB_ERR_ARG, "nrows = %" PRId64 ": nothing to write", d->nrows);
+    AXB_CHECK(err, d->nsamples >= 1, AXB_ERR_ARG, "nsamples = %" PRId64 " must be at least 1",
+              d->nsamples);
+    AXB_CHECK(err, d->dt > 0 && isfinite(d->dt), AXB_ERR_ARG, "dt = %g must be positive", d->dt);
+    AXB_CHECK(err, isfinite(d->start_offset), AXB_ERR_ARG,
+              "start_offset = %g is not finite", d->start_offset);
+    AXB_CHECK(err, axb_output_units(d->kind) != NULL, AXB_ERR_ARG,
+              "kind '%s' (expected displacement, velocity or acceleration)",
+              d->kind ? d->kind : "(null)");
+    AXB_CHECK(err, d->database, AXB_ERR_ARG, "database path missing (provenance)");
+    AXB_TRY(check_components(d->components, err));
+    /* Keeps every dataset's byte size within what hsize_t and size_t products can hold. */
+    AXB_CHECK(err, (double)d->nrows * (double)strlen(d->components) * (double)d->nsamples < 0x1p60,
+              AXB_ERR_ARG, "output of %" PRId64 " rows x %" PRId64 " samples is too large",
+              d->nrows, d->nsamples);
+    return check_rows(d, err);
+}
+
+
+/* ---------------------------------------------------------------------------------------------
+ * Identity */
+
+/* FNV-1a, 64 bits: a checksum of the tables (not a defence against forgery, only against resuming
+ * the unfinished file of another job of the same shape). */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* Field by field: the structs hold padding and pointers (slip rates) that say nothing. */
+static uint64_t tables_checksum(const axb_output_desc *d)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (int64_t i = 0; i < d->nsources; i++) {
+        const axb_source *s = &d->sources[i];
+        const int type = (int)s->type;
+        h = fnv(h, &type, sizeof type);
+        h = fnv(h, &s->lat, sizeof s->lat);
+        h = fnv(h, &s->lon, sizeof s->lon);
+        h = fnv(h, &s->depth, sizeof s->depth);
+        h = fnv(h, s->m, sizeof s->m);
+        h = fnv(h, s->f, sizeof s->f);
+        h = fnv(h, &s->origin_time, sizeof s->origin_time);
+        h = fnv(h, s->name, strnlen(s->name, sizeof s->name));
+    }
+    for (int64_t i = 0; i < d->nreceivers; i++) {
+        const axb_receiver *r = &d->receivers[i];
+        h = fnv(h, &r->lat, sizeof r->lat);
+        h = fnv(h, &r->lon, sizeof r->lon);
+        h = fnv(h, &r->depth, sizeof r->depth);
+        h = fnv(h, r->network, strnlen(r->network, sizeof r->network));
+        h = fnv(h, r->station, strnlen(r->station, sizeof r->station));
+        h = fnv(h, r->location, strnlen(r->location, sizeof r->location));
+    }
+    h = fnv(h, d->row_source, (size_t)d->nrows * sizeof *d->row_source);
+    return fnv(h, d->row_receiver, (size_t)d->nrows * sizeof *d->row_receiver);
+}
+
+void axb_out_identity(const axb_output_desc *d, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s rows=%" PRId64 " components=%s samples=%" PRId64 " dt=%.17g start=%.17g %s "
+             "tables=%016" PRIx64, FORMAT_NAMES[d->format], PRECISION_NAMES[d->precision], d->nrows,
+             d->components, d->nsamples, d->dt, d->start_offset, d->kind, tables_checksum(d));
+}

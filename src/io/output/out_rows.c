@@ -1,0 +1,217 @@
+/* Writing rows: checks, sorting and precision conversion of each rank's rows, the collective and
+ * the independent write, and the record of the rows on disk that a resume trusts. */
+#include "io/output/out_internal.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agree.h"
+#include "core/mpi_check.h"
+#include "io/hdf5/h5util.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Write */
+
+typedef struct row_pos {
+    int64_t row, pos;           /* row index and its position in the caller's arrays */
+} row_pos;
+
+static int cmp_row_pos(const void *a, const void *b)
+{
+    const row_pos *x = a, *y = b;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static axb_status grow_buffer(axb_output *o, size_t bytes, axb_error *err)
+{
+    if (bytes <= o->convbuf_size) return AXB_OK;
+    void *p = realloc(o->convbuf, bytes);
+    if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "write buffer of %zu bytes", bytes);
+    o->convbuf = p;
+    o->convbuf_size = bytes;
+    return AXB_OK;
+}
+
+/* Sorted because HDF5 walks a union of hyperslabs in file order, whatever order the selection was
+ * built in. */
+axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                int64_t *sorted, const void **outdata, axb_error *err)
+{
+    AXB_CHECK(err, n >= 0, AXB_ERR_ARG, "n = %" PRId64 " rows", n);
+    if (n == 0) {
+        *outdata = NULL;
+        return AXB_OK;
+    }
+    AXB_CHECK(err, rows && data, AXB_ERR_ARG, "rows or data missing for %" PRId64 " rows", n);
+    row_pos *rp = malloc((size_t)n * sizeof *rp);
+    if (!rp) return axb_error_set(err, AXB_ERR_NOMEM, "row list of %" PRId64 " rows", n);
+    bool in_order = true;
+    for (int64_t k = 0; k < n; k++) {
+        if (rows[k] < 0 || rows[k] >= o->nrows) {
+            free(rp);
+            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " (entry %" PRId64
+                                 ") outside 0..%" PRId64, rows[k], k, o->nrows - 1);
+        }
+        if (o->written[rows[k]]) {
+            free(rp);
+            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " was already written by rank %d",
+                                 rows[k], o->rank);
+        }
+        rp[k] = (row_pos){rows[k], k};
+        if (k && rows[k] <= rows[k - 1]) in_order = false;
+    }
+    if (!in_order) qsort(rp, (size_t)n, sizeof *rp, cmp_row_pos);
+    for (int64_t k = 0; k < n; k++) {
+        if (k && rp[k].row == rp[k - 1].row) {
+            int64_t r = rp[k].row;
+            free(rp);
+            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " appears twice in one write", r);
+        }
+        sorted[k] = rp[k].row;
+    }
+    const size_t per = (size_t)o->ncomp * (size_t)o->nsamples;
+    if (in_order && o->precision == AXB_FLOAT64) {
+        *outdata = data;
+        free(rp);
+        return AXB_OK;
+    }
+    axb_status st = grow_buffer(o, (size_t)n * per * o->elsize, err);
+    if (st == AXB_OK) {
+        for (int64_t k = 0; k < n; k++) {
+            const double *src = data + (size_t)rp[k].pos * per;
+            if (o->precision == AXB_FLOAT64) {
+                memcpy((double *)o->convbuf + (size_t)k * per, src, per * sizeof(double));
+            } else {
+                float *dst = (float *)o->convbuf + (size_t)k * per;
+                for (size_t i = 0; i < per; i++) dst[i] = (float)src[i];
+            }
+        }
+        *outdata = o->convbuf;
+    }
+    free(rp);
+    return st;
+}
+
+
+/* ---------------------------------------------------------------------------------------------
+ * The record of rows on disk (formats that can resume). After every write the file is flushed
+ * (MPI_File_sync underneath), then rank 0 appends the rows of all ranks as one list to
+ * PATH.partial.record (core/partial.h), so a resume trusts only rows certainly on disk. */
+
+/* Rank 0's gather buffers; the ranks agree on their allocation before the gathers use them. */
+static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t **all, int64_t *total,
+                              axb_error *err)
+{
+    int *counts = NULL, *displs = NULL;
+    axb_status st = AXB_OK;
+    if (o->rank == 0) {
+        counts = calloc((size_t)o->size, sizeof *counts);
+        displs = calloc((size_t)o->size, sizeof *displs);
+        if (!counts || !displs) st = axb_error_set(err, AXB_ERR_NOMEM, "%s: row counts", o->partial);
+    }
+    st = axb_agree(o->comm, st, err);
+    if (st == AXB_OK) AXB_MPI_CHECK(st, err, MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, o->comm),
+                                    "gathering the counts of rows written");
+    if (st == AXB_OK && o->rank == 0) {
+        for (int r = 0; r < o->size && st == AXB_OK; r++) {
+            if (*total + counts[r] > INT_MAX) st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+            displs[r] = (int)*total;
+            *total += counts[r];
+        }
+        *all = st == AXB_OK ? malloc((size_t)(*total ? *total : 1) * sizeof **all) : NULL;
+        if (st == AXB_OK && !*all) st = axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " rows", o->partial, *total);
+    }
+    st = axb_agree(o->comm, st, err);
+    if (st == AXB_OK)
+        AXB_MPI_CHECK(st, err, MPI_Gatherv(rows, n, MPI_INT64_T, *all, counts, displs, MPI_INT64_T, 0, o->comm),
+                      "gathering the rows written");
+    free(counts);
+    free(displs);
+    return st;
+}
+
+static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb_error *err)
+{
+    axb_status st = AXB_OK;
+    if (n > INT_MAX) st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+    else if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) st = axb_h5_error(err, "%s: flush", o->partial);
+    AXB_TRY(axb_agree(o->comm, st, err));
+    int64_t *all = NULL, total = 0;
+    st = gather_rows(o, (int)n, rows, &all, &total, err);
+    if (st == AXB_OK && o->rank == 0) st = axb_partial_record_add(&o->names, total, all, err);
+    free(all);
+    return axb_agree(o->comm, st, err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Writes */
+
+axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                            axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
+    int64_t *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+    const void *buf = NULL;
+    axb_status st = sorted ? axb_out_prepare_rows(o, n, rows, data, sorted, &buf, err)
+                           : axb_error_set(err, AXB_ERR_NOMEM, "row list of %" PRId64 " rows", n);
+    if (st != AXB_OK) axb_error_prefix(err, "%s: write", o->path);
+    st = axb_agree(o->comm, st, err);
+    if (st == AXB_OK) {
+        st = o->ops->write(o, n, sorted, buf, err);
+        if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
+        st = axb_agree(o->comm, st, err);
+    }
+    if (st == AXB_OK)
+        for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
+    if (st == AXB_OK && o->recording) st = record_rows(o, n, sorted, err);
+    free(sorted);
+    return st;
+}
+
+bool axb_output_can_write_local(const axb_output *o)
+{
+    return o && o->ops->write_local != NULL;
+}
+
+axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                  axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
+    AXB_CHECK(err, o->ops->write_local, AXB_ERR_UNSUPPORTED, "%s: the %s format has no independent writes",
+              o->path, o->ops->name);
+    if (n == 0) return AXB_OK;
+    if (o->nunsynced + n > o->unsynced_cap) {
+        int64_t cap = o->unsynced_cap ? o->unsynced_cap : 4096;
+        while (cap < o->nunsynced + n) cap *= 2;
+        int64_t *p = realloc(o->unsynced, (size_t)cap * sizeof *p);
+        if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " written rows", o->path, cap);
+        o->unsynced = p;
+        o->unsynced_cap = cap;
+    }
+    int64_t *sorted = o->unsynced + o->nunsynced;
+    const void *buf = NULL;
+    axb_status st = axb_out_prepare_rows(o, n, rows, data, sorted, &buf, err);
+    if (st == AXB_OK) st = o->ops->write_local(o, n, sorted, buf, err);
+    if (st != AXB_OK) return axb_error_prefix(err, "%s: write", o->partial);
+    for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
+    o->nunsynced += n;
+    return AXB_OK;
+}
+
+axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err)
+{
+    axb_error local = AXB_ERROR_INIT;
+    if (!err) err = &local;
+    AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
+    st = axb_agree(o->comm, st, err);
+    if (st == AXB_OK && o->recording) st = record_rows(o, o->nunsynced, o->unsynced, err);
+    o->nunsynced = 0;
+    return st;
+}
+
