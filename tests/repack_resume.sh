@@ -9,18 +9,34 @@ if [ ! -d "$SRC" ]; then echo "shared data not found: skipped"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-resume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# elements in the record (core/partial.h): a header line, then lists of int64 magic, count,
+# units and a checksum; a torn last list is not counted
+COUNT="$TMP/count.py"
+cat >"$COUNT" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+i, n = d.index(b'\n') + 1, 0
+while i + 16 <= len(d):
+    magic, c = struct.unpack_from('<qq', d, i)
+    if c <= 0 or i + 16 + 8 * c + 8 > len(d):
+        break
+    n += c
+    i += 16 + 8 * c + 8
+print(n)
+PY
 # Twice: killed while writing directly (the default), resumed directly; killed while writing
 # collectively, resumed directly (the modes share the file layout and the record).
 passed=0
 for kill_mode in direct collective; do
 DST="$TMP/merged-$kill_mode"
-# 1 MiB slabs: some hundred slabs, each recorded in the .done file once on disk (--checkpoint 0)
+REC="$DST/merged_output.nc4.partial.record"
+# 1 MiB slabs: some hundred slabs, each recorded once on disk (--checkpoint 0)
 "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M --checkpoint 0 --write-mode $kill_mode -q >"$TMP/log1" 2>&1 &
 pid=$!
 killed=0
 for _ in $(seq 1 600); do
-    if [ -s "$DST/merged_output.nc4.partial.done" ]; then
-        n=$(python3 -c "import sys; d=open(sys.argv[1],'rb').read(); print(sum(d[d.index(b'\n')+1:]))" "$DST/merged_output.nc4.partial.done" 2>/dev/null || echo 0)
+    if [ -s "$REC" ]; then
+        n=$(python3 "$COUNT" "$REC" 2>/dev/null || echo 0)
         if [ "${n:-0}" -ge 200 ]; then kill -9 "$pid" 2>/dev/null; pkill -9 -f "repack $SRC $DST" 2>/dev/null; killed=1; break; fi
     fi
     sleep 0.02

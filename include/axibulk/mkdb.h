@@ -8,7 +8,9 @@
  *     grid, samples, source shift, sizes) without touching the file system;
  *  2. axb_mkdb_mesh_build: the spectral-element mesh of the spherical shell (pure, no MPI);
  *  3. axb_mkdb_run: the whole command, collective over a communicator (ranks own contiguous GLL
- *     point ranges of the snapshot arrays), written to DIR.partial and renamed to DIR.
+ *     point ranges of the snapshot arrays), written to DIR.partial and renamed to DIR
+ *     (core/partial.h); the format itself is the original-layout writer's (src/io/db/
+ *     original_write.h).
  *
  * Same options -> byte-identical files (no timestamps, no host/user names).
  */
@@ -117,15 +119,6 @@ AXB_NODISCARD axb_status axb_mkdb_basis(int npol, double *gll, double *glj, doub
 AXB_NODISCARD axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements,
                                              axb_mkdb_mesh *m, axb_error *err);
 void axb_mkdb_mesh_free(axb_mkdb_mesh *m);
-
-/** Writes one run's ordered_output.nc4 at @p path (collective; rank 0 writes the mesh, every
- *  rank its point range of the snapshots). @p done / @p total count points over all runs for
- *  the progress line. */
-AXB_NODISCARD axb_status axb_mkdb_write_file(MPI_Comm comm, const axb_mkdb_opts *o,
-                                             const axb_mkdb_plan *plan, const axb_mkdb_mesh *m,
-                                             axb_sim sim, const char *path, FILE *progress,
-                                             double t_start, int64_t *done, int64_t total,
-                                             axb_error *err);
 
 /** The whole command (collective): plan, report sizes, mesh, every file, rename. */
 AXB_NODISCARD axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,

@@ -7,12 +7,13 @@
  * put in Hilbert-curve order of their mid points, so neighbours in space are neighbours on disk);
  * each range is processed in slabs bounded by memory_bytes (and 128 MB): one read of the slab's
  * elements through the database layer, then one write of the slab, in lockstep over the ranks.
- * The write is either direct (contiguous storage: every rank streams its range into the dataset's
- * allocated block with O_DIRECT, see rawfile.h) or a collective MPI-IO write through netCDF/HDF5
- * (always for deflated output), whose writeback then starts in the background. The file is
- * written as DST/merged_output.nc4.partial and renamed when complete; at every checkpoint
- * (synced file) a sidecar DST/merged_output.nc4.partial.done lists the elements on disk, so a
- * killed run can resume.
+ * The file format and both ways of writing it belong to the merged writer (src/io/db/
+ * merged_write.h): direct (contiguous storage: every rank streams its range into the dataset's
+ * allocated block with O_DIRECT through the block writer) or a collective MPI-IO write through
+ * netCDF/HDF5 (always for deflated output), whose writeback then starts in the background. The
+ * file is written as DST/merged_output.nc4.partial and renamed when complete; at every checkpoint
+ * (synced file) the elements then on disk are appended to DST/merged_output.nc4.partial.record
+ * (core/partial.h, kind "repack", identity "elements=N storage=D"), so a killed run can resume.
  */
 #ifndef AXIBULK_REPACK_H
 #define AXIBULK_REPACK_H

@@ -1,6 +1,5 @@
 /* `axibulk mkdb` orchestration: options -> plan (grid, samples, sizes), output folder handling
  * (DIR.partial renamed to DIR when complete), one file per run. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,9 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "numerics/fullspace.h"
-#include "axibulk/mkdb.h"
 #include "axibulk/repack.h"
+#include "axibulk/timefmt.h"
+#include "core/agree.h"
+#include "core/mpi_check.h"
+#include "core/partial.h"
+#include "engines/mkdb_internal.h"
+#include "io/db/db_names.h"
+#include "numerics/fullspace.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -142,30 +146,12 @@ axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_erro
     return AXB_OK;
 }
 
-/* rm -r of a folder this command created (DIR.partial or the replaced DIR); POSIX only. */
-static int remove_tree(const char *path)
+/* mkdb is not resumable: a DIR.partial a killed run left is garbage and replaced without asking;
+ * an existing DIR only with --force. */
+static axb_partial_mode partial_mode(bool force, const axb_partial *names)
 {
     struct stat sb;
-    if (lstat(path, &sb) != 0) return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(sb.st_mode)) return remove(path);
-    DIR *d = opendir(path);
-    if (!d) return -1;
-    int rc = 0;
-    struct dirent *ent;
-    while (rc == 0 && (ent = readdir(d))) {
-        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-        size_t n = strlen(path) + strlen(ent->d_name) + 2;
-        char *sub = malloc(n);
-        if (!sub) {
-            rc = -1;
-            break;
-        }
-        snprintf(sub, n, "%s/%s", path, ent->d_name);
-        rc = remove_tree(sub);
-        free(sub);
-    }
-    closedir(d);
-    return rc == 0 ? rmdir(path) : rc;
+    return force || stat(names->final, &sb) != 0 ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW;
 }
 
 static axb_status make_dir(const char *path, axb_error *err)
@@ -176,54 +162,32 @@ static axb_status make_dir(const char *path, axb_error *err)
 }
 
 /* Rank 0: a fresh DIR.partial with SIM/Data folders for every run. */
-static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *dir,
-                               const char *partial, axb_error *err)
+static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const axb_partial *names,
+                               axb_error *err)
 {
-    struct stat sb;
-    if (stat(dir, &sb) == 0 && !o->force)
-        return axb_error_set(err, AXB_ERR_ARG, "%s already exists (use --force to replace it)", dir);
-    if (remove_tree(partial) != 0)
-        return axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the leftover of an earlier run: %s",
-                             partial, strerror(errno));
-    if (mkdir(partial, 0755) != 0)
-        return axb_error_set(err, AXB_ERR_IO, "%s: cannot create folder: %s", partial, strerror(errno));
-    char sub[AXB_PATH_MAX + 64];
+    AXB_TRY(axb_partial_prepare(names, partial_mode(o->force, names), err));
+    AXB_TRY(make_dir(names->partial, err));
+    char sub[sizeof names->partial + 64];
     for (int k = 0; k < p->nsim; k++) {
-        snprintf(sub, sizeof sub, "%s/%s", partial, axb_sim_name(p->sims[k]));
+        snprintf(sub, sizeof sub, "%s/%s", names->partial, axb_sim_name(p->sims[k]));
         AXB_TRY(make_dir(sub, err));
-        snprintf(sub, sizeof sub, "%s/%s/Data", partial, axb_sim_name(p->sims[k]));
+        snprintf(sub, sizeof sub, "%s/%s/Data", names->partial, axb_sim_name(p->sims[k]));
         AXB_TRY(make_dir(sub, err));
     }
     return AXB_OK;
 }
 
-/* Rank 0: DIR.partial -> DIR, replacing an old DIR (--force) only once the new one is complete. */
-static axb_status publish(const char *dir, const char *partial, axb_error *err)
+/* Rank 0: the published database's size. */
+static int64_t database_bytes(const axb_mkdb_plan *p, const char *dir)
 {
-    char old[AXB_PATH_MAX + 32];
-    snprintf(old, sizeof old, "%s.replaced", dir);
-    struct stat sb;
-    bool had = stat(dir, &sb) == 0;
-    if (had) {
-        if (remove_tree(old) != 0 || rename(dir, old) != 0)
-            return axb_error_set(err, AXB_ERR_IO, "%s: cannot move the old database aside: %s", dir,
-                                 strerror(errno));
+    int64_t bytes = 0;
+    for (int k = 0; k < p->nsim; k++) {
+        char path[AXB_PATH_MAX + 64];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s/Data/" AXB_NC_FILE_ORIGINAL, dir, axb_sim_name(p->sims[k]));
+        if (stat(path, &sb) == 0) bytes += (int64_t)sb.st_size;
     }
-    if (rename(partial, dir) != 0)
-        return axb_error_set(err, AXB_ERR_IO, "%s: cannot rename %s: %s", dir, partial, strerror(errno));
-    if (had && remove_tree(old) != 0)
-        return axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the replaced database: %s", old,
-                             strerror(errno));
-    return AXB_OK;
-}
-
-static axb_status bcast_status(MPI_Comm comm, axb_status st, axb_error *err)
-{
-    int code = (int)st;
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, 0, comm);
-    err->code = (axb_status)code;
-    return (axb_status)code;
+    return bytes;
 }
 
 static void human(char *buf, size_t n, double b)
@@ -261,42 +225,40 @@ static void report_plan(FILE *out, const axb_mkdb_opts *o, const axb_mkdb_plan *
     fflush(out);
 }
 
-/* Writes the original layout into dir (via dir.partial). */
-static axb_status write_original(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
-                                 const char *dir, FILE *out, double t0, int64_t *bytes, axb_error *err)
+/* Every run's file into DIR.partial. */
+static axb_status write_files(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *partial,
+                              mkdb_progress *pr, axb_error *err)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    char partial[AXB_PATH_MAX + 16];
-    snprintf(partial, sizeof partial, "%s.partial", dir);
-    axb_status st = AXB_OK;
-    if (rank == 0) st = prepare_dirs(o, p, dir, partial, err);
-    AXB_TRY(bcast_status(comm, st, err));
-
     axb_mkdb_mesh mesh;
     AXB_TRY(axb_mkdb_mesh_build(p, o->dump == AXB_DUMP_DISPL_ONLY, &mesh, err));
-    int64_t done = 0;
-    const int64_t total = p->npoints * p->nsim;
+    axb_status st = AXB_OK;
     for (int k = 0; k < p->nsim && !st; k++) {
-        char path[AXB_PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/%s/Data/ordered_output.nc4", partial, axb_sim_name(p->sims[k]));
-        st = axb_mkdb_write_file(comm, o, p, &mesh, p->sims[k], path, out, t0, &done, total, err);
+        char path[AXB_PARTIAL_PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s/Data/" AXB_NC_FILE_ORIGINAL, partial, axb_sim_name(p->sims[k]));
+        st = axb_mkdb_write_file(comm, o, p, &mesh, p->sims[k], path, pr, err);
     }
     axb_mkdb_mesh_free(&mesh);
-    if (st) return st;
+    return st;
+}
 
+/* Writes the original layout into dir (via dir.partial). */
+static axb_status write_original(MPI_Comm comm, int rank, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
+                                 const char *dir, FILE *out, int64_t *bytes, axb_error *err)
+{
+    axb_partial names;
+    AXB_TRY(axb_partial_names(dir, &names, err));
+    AXB_TRY(axb_agree(comm, rank == 0 ? prepare_dirs(o, p, &names, err) : AXB_OK, err));
+    mkdb_progress pr = {.points = 0};
+    axb_progress_start(&pr.line, out, "mkdb", "points", p->npoints * p->nsim);
+    AXB_TRY(write_files(comm, o, p, names.partial, &pr, err));
     *bytes = 0;
+    axb_status st = AXB_OK;
     if (rank == 0) {
-        st = publish(dir, partial, err);
-        for (int k = 0; k < p->nsim && !st; k++) {
-            char path[AXB_PATH_MAX + 64];
-            struct stat sb;
-            snprintf(path, sizeof path, "%s/%s/Data/ordered_output.nc4", dir, axb_sim_name(p->sims[k]));
-            if (stat(path, &sb) == 0) *bytes += (int64_t)sb.st_size;
-        }
+        st = axb_partial_publish(&names, err);
+        if (!st) *bytes = database_bytes(p, dir);
     }
-    AXB_TRY(bcast_status(comm, st, err));
-    MPI_Bcast(bytes, 1, MPI_INT64_T, 0, comm);
+    AXB_TRY(axb_agree(comm, st, err));
+    AXB_MPI_TRY(err, MPI_Bcast(bytes, 1, MPI_INT64_T, 0, comm), "database size");
     return AXB_OK;
 }
 
@@ -304,45 +266,35 @@ static axb_status write_original(MPI_Comm comm, const axb_mkdb_opts *o, const ax
  * DIR.partial by the repack engine, published as DIR, the original removed. The original is
  * written first because its chunked storage is what the physics is evaluated in (points, not
  * elements); repacking it costs one more pass over the data but keeps one writer of the format. */
-static axb_status write_merged(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
-                               const char *dir, FILE *out, double t0, int64_t *bytes, axb_error *err)
+static axb_status write_merged(MPI_Comm comm, int rank, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
+                               const char *dir, FILE *out, int64_t *bytes, axb_error *err)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    char orig[AXB_PATH_MAX + 32], partial[AXB_PATH_MAX + 16];
-    snprintf(orig, sizeof orig, "%s.partial.original", dir);
-    snprintf(partial, sizeof partial, "%s.partial", dir);
-    axb_status st = AXB_OK;
-    if (rank == 0) {
-        struct stat sb;
-        if (stat(dir, &sb) == 0 && !o->force)
-            st = axb_error_set(err, AXB_ERR_ARG, "%s already exists (use --force to replace it)", dir);
-        else if (remove_tree(partial) != 0)
-            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot remove a stale partial output: %s", partial,
-                               strerror(errno));
-    }
-    AXB_TRY(bcast_status(comm, st, err));
+    axb_partial names;
+    AXB_TRY(axb_partial_names(dir, &names, err));
+    char orig[sizeof names.partial + 16];
+    snprintf(orig, sizeof orig, "%s.original", names.partial);
+    AXB_TRY(axb_agree(comm, rank == 0 ? axb_partial_prepare(&names, partial_mode(o->force, &names), err) : AXB_OK, err));
 
     axb_mkdb_opts oo = *o;
     oo.force = true; /* a stale original from a killed run is ours to replace */
     oo.dir = orig;
     int64_t orig_bytes = 0;
-    AXB_TRY(write_original(comm, &oo, p, orig, out, t0, &orig_bytes, err));
+    AXB_TRY(write_original(comm, rank, &oo, p, orig, out, &orig_bytes, err));
 
-    axb_repack_opts ro = {.src = orig, .dst = partial, .deflate = -1, .memory_bytes = o->memory_bytes,
+    axb_repack_opts ro = {.src = orig, .dst = names.partial, .deflate = -1, .memory_bytes = o->memory_bytes,
                           .force = true, .resume = false, .verify = false, .progress = out != NULL,
                           .checkpoint_seconds = 10};
     axb_repack_result rr;
-    st = axb_repack_run(comm, &ro, out, &rr, err);
-    if (st) return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);
+    if (axb_repack_run(comm, &ro, out, &rr, err)) return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);
 
+    axb_status st = AXB_OK;
     if (rank == 0) {
-        st = publish(dir, partial, err);
-        if (!st && remove_tree(orig) != 0)
-            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the intermediate original layout: %s",
-                               orig, strerror(errno));
+        st = axb_partial_publish(&names, err);
+        if (!st && axb_remove_tree(orig) != 0)
+            st = axb_error_set(err, AXB_ERR_IO, "%s: cannot remove the intermediate original layout: %s", orig,
+                               strerror(errno));
     }
-    AXB_TRY(bcast_status(comm, st, err));
+    AXB_TRY(axb_agree(comm, st, err));
     *bytes = rr.bytes_out;
     return AXB_OK;
 }
@@ -351,10 +303,10 @@ axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
                         axb_mkdb_result *res, axb_error *err)
 {
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");
+    AXB_MPI_TRY(err, MPI_Comm_size(comm, &size), "communicator size");
     memset(res, 0, sizeof *res);
-    const double t0 = MPI_Wtime();
+    const double t0 = axb_wall_seconds();
     axb_mkdb_plan *p = &res->plan;
     AXB_TRY(axb_mkdb_plan_make(o, p, err)); /* pure and identical on every rank */
 
@@ -368,9 +320,9 @@ axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
     if (out) report_plan(out, o, p, size);
 
     if (o->layout == AXB_LAYOUT_MERGED)
-        AXB_TRY(write_merged(comm, o, p, dir, out, t0, &res->bytes_written, err));
+        AXB_TRY(write_merged(comm, rank, o, p, dir, out, &res->bytes_written, err));
     else
-        AXB_TRY(write_original(comm, o, p, dir, out, t0, &res->bytes_written, err));
-    res->seconds = MPI_Wtime() - t0;
+        AXB_TRY(write_original(comm, rank, o, p, dir, out, &res->bytes_written, err));
+    res->seconds = axb_wall_seconds() - t0;
     return AXB_OK;
 }

@@ -6,14 +6,8 @@
 
 #include "axibulk/db.h"
 #include "axibulk/repack.h"
-
-static axb_status agree(MPI_Comm comm, axb_status st, axb_error *err)
-{
-    int mine = st != AXB_OK, any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any && !mine) return axb_error_set(err, AXB_ERR_REMOTE, "failed on another rank");
-    return st;
-}
+#include "core/agree.h"
+#include "core/mpi_check.h"
 
 static axb_status match(const axb_mesh *src, const axb_mesh *dst, int64_t *map, axb_error *err)
 {
@@ -40,8 +34,8 @@ axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *ds
                              axb_error *err)
 {
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");
+    AXB_MPI_TRY(err, MPI_Comm_size(comm, &size), "communicator size");
     axb_db *src = NULL, *dst = NULL;
     AXB_TRY(axb_db_open(comm, src_path, &src, err));
     axb_status st = axb_db_open(comm, dst_path, &dst, err);
@@ -57,7 +51,7 @@ axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *ds
         st = axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path, dst_path);
     int64_t *map = malloc((size_t)(b->nelem ? b->nelem : 1) * sizeof *map);
     if (!st) st = map ? match(ma, mb, map, err) : axb_error_set(err, AXB_ERR_NOMEM, "element map");
-    st = agree(comm, st, err);
+    st = axb_agree(comm, st, err);
     const int64_t block = axb_db_block_floats(src);
     int64_t per = memory_bytes / (2 * block * (int64_t)sizeof(float));
     if (per < 1) per = 1;
@@ -67,11 +61,13 @@ axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *ds
         y = malloc((size_t)(per * block) * sizeof *y);
         if (!x || !y) st = axb_error_set(err, AXB_ERR_NOMEM, "verify buffers");
     }
-    st = agree(comm, st, err);
+    st = axb_agree(comm, st, err);
     const int64_t lo = b->nelem * rank / size, hi = b->nelem * (rank + 1) / size;
     int64_t nslabs = (hi - lo + per - 1) / per, max_slabs = 0;
-    MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, comm);
+    if (!st) AXB_MPI_CHECK(st, err, MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, comm), "slab count");
     int64_t *ids = malloc((size_t)per * sizeof *ids), *mine = malloc((size_t)per * sizeof *mine);
+    if (!st && (!ids || !mine)) st = axb_error_set(err, AXB_ERR_NOMEM, "verify element lists");
+    st = axb_agree(comm, st, err);
     for (int64_t k = 0; k < max_slabs && !st; k++) {
         const int64_t s0 = lo + k * per, n = s0 < hi ? (hi - s0 < per ? hi - s0 : per) : 0;
         for (int64_t q = 0; q < n; q++) {
@@ -85,7 +81,7 @@ axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *ds
                 ls = axb_error_set(err, AXB_ERR_FORMAT,
                                    "verify: element %lld of %s differs from element %lld of %s",
                                    (long long)(s0 + q), dst_path, (long long)ids[q], src_path);
-        st = agree(comm, ls, err);
+        st = axb_agree(comm, ls, err);
     }
     free(ids);
     free(mine);

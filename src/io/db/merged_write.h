@@ -1,0 +1,92 @@
+/* Writer of the merged layout (merged_output.nc4, read by db_merged.c): the structure defined
+ * collectively with netCDF-C, so the file is valid netCDF-4 with dimension scales; global
+ * attributes and /Mesh copied from an original-layout file, per-element mesh arrays permuted into
+ * the output's element order; element data put as ranges of whole elements, each rank its own,
+ * block[nvars][ξ][η][t] per element.
+ *
+ * Two ways for the element data to reach the file, chosen at begin (merged_strategy.c):
+ *  - collective: one collective nc_put_vara per put (any storage, the only one for deflate), whose
+ *    writeback then starts in the background;
+ *  - direct: contiguous storage only; every rank streams its ranges into the dataset's allocated
+ *    block through the block writer (O_DIRECT where the file system allows, pages written by a
+ *    helper thread while the caller reads the next range). Falls back to collective when HDF5 did
+ *    not put the block where expected. */
+#ifndef AXB_IO_DB_MERGED_WRITE_H
+#define AXB_IO_DB_MERGED_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/db/db_writer.h"
+
+typedef struct axb_merged_def {
+    const char *template_path; /* original-layout file: global attributes and /Mesh are copied */
+    int64_t nelem, npoints, ndumps;
+    int npol, nvars;
+    const int64_t *order;      /* output element k is the template's element order[k] */
+    int deflate;               /* -1: contiguous; 0..9: one chunk per element, shuffle + deflate */
+    bool direct;               /* direct writes asked for (contiguous only) */
+    bool resume;               /* the file exists from a killed run: define only reopens it */
+    int64_t inflight_bytes;    /* memory for element data in flight on this rank */
+    int64_t max_put_bytes;     /* upper bound of one put */
+} axb_merged_def;
+
+/* A merged writer for @p path (not collective; define is the first collective step). @p def and
+ * what it points to must stay valid until close. */
+AXB_NODISCARD axb_status axb_merged_writer_create(MPI_Comm comm, const char *path, const axb_merged_def *def,
+                                                  axb_db_writer **out, axb_error *err);
+
+/* After begin: whole elements per put (at least 1). */
+int64_t axb_merged_writer_capacity(const axb_db_writer *w);
+
+/* After begin: true when puts are direct; *page_cache_bypassed then tells whether O_DIRECT was
+ * granted. */
+bool axb_merged_writer_is_direct(const axb_db_writer *w, bool *page_cache_bypassed);
+
+/* ---- within the merged writer (merged_define.c, merged_strategy.c) ---- */
+
+/* State of one merged writer. */
+typedef struct merged_strategy merged_strategy;
+typedef struct merged_impl {
+    axb_merged_def def;
+    const merged_strategy *how;
+    int src;                   /* the template, open from define until begin; -1 when closed */
+    int ncid, var, stf, stf_d; /* -1 when closed */
+    int64_t block_bytes;       /* one element's data */
+    int64_t per;               /* elements per put */
+    /* collective */
+    float *buf;
+    int wfd;                   /* read-only descriptor whose writeback a put starts */
+    /* direct */
+    struct axb_block_writer *rf;
+    int64_t data_offset;       /* file offset of the dataset's block */
+    int64_t stream_next;       /* the element the open stream continues with; -1: none */
+} merged_impl;
+
+/* How puts reach the file. open: the data phase starts (collective; may change m->how); buffer:
+ * where the range at @p start goes; put: collective, count may be 0; sync: all puts on disk
+ * (collective); close: frees what open made (collective). */
+struct merged_strategy {
+    const char *name;
+    axb_status (*open)(axb_db_writer *w, axb_error *err);
+    axb_status (*buffer)(axb_db_writer *w, int64_t start, float **buf, axb_error *err);
+    axb_status (*put)(axb_db_writer *w, int64_t start, int64_t count, axb_error *err);
+    axb_status (*sync)(axb_db_writer *w, axb_error *err);
+    axb_status (*close)(axb_db_writer *w, axb_error *err);
+};
+
+extern const merged_strategy axb_merged_collective;
+extern const merged_strategy axb_merged_direct;
+
+/* Defines the whole structure in the open file @p dst after the template @p src (collective). */
+AXB_NODISCARD axb_status axb_merged_define(int src, int dst, const axb_merged_def *d, merged_impl *m,
+                                           const char *path, axb_error *err);
+
+/* Copies the template's /Mesh data, per-element arrays permuted (rank 0). */
+AXB_NODISCARD axb_status axb_merged_copy_mesh(int src, int dst, const axb_merged_def *d, const char *path,
+                                              axb_error *err);
+
+/* Opens the file for collective puts (collective; after a direct writer gave up). */
+AXB_NODISCARD axb_status axb_merged_reopen(axb_db_writer *w, axb_error *err);
+
+#endif
