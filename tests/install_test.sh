@@ -34,7 +34,9 @@ for h in "$P"/include/axibulk/*.h; do
     done
 done
 export PKG_CONFIG_PATH=$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-flags=$(pkg-config --cflags --libs axibulk) && ok || bad "pkg-config axibulk"
+# a static library (BUILD_SHARED_LIBS=OFF) needs its private libraries on the link line too
+static=; [ -e "$libdir/libaxibulk.so" ] || static=--static
+flags=$(pkg-config --cflags --libs $static axibulk) && ok || bad "pkg-config axibulk"
 for h in "$P"/include/axibulk/*.h; do
     printf '#include <axibulk/%s>\nint axb_probe(void);\nint axb_probe(void) { return 0; }\n' "$(basename "$h")" >"$TMP/h.c"
     check "$(basename "$h") on its own" "$CC" -std=c17 -Wall -Wextra -Werror -pedantic -c "$TMP/h.c" -o "$TMP/h.o" $(pkg-config --cflags axibulk)

@@ -16,6 +16,9 @@ echo "== Release build (-Werror)"
 cmake -S "$root" -B "$root/build/ci-release" -DCMAKE_BUILD_TYPE=Release -DAXB_WERROR=ON >/dev/null
 cmake --build "$root/build/ci-release" -j "$jobs"
 (cd "$root/build/ci-release" && ctest --output-on-failure)
+# each pass must stay under 10 minutes on the 2-core CI machine (docs/testing.md): say where it is
+echo "== Release pass: ${SECONDS} s"
+SECONDS=0
 
 echo "== Sanitize build (ASan + UBSan, -Werror)"
 cmake -S "$root" -B "$root/build/ci-sanitize" -DCMAKE_BUILD_TYPE=Sanitize -DAXB_WERROR=ON >/dev/null
@@ -30,3 +33,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # shell scripts, a private cluster, timed runs and programs built outside the tree (which would
 # need the sanitizer runtime too) gain nothing from the sanitizers.
 (cd "$root/build/ci-sanitize" && ctest --output-on-failure -LE "slurm|bench|install")
+echo "== Sanitize pass: ${SECONDS} s"
