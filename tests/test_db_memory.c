@@ -27,6 +27,7 @@ static void check_description(check_ctx *T, const axb_db *db)
     const axb_db_info *in = axb_db_get_info(db);
     const axb_mesh *m = axb_db_get_mesh(db);
     CHECK_STR(T, axb_db_layout_name(db), "memory");
+    CHECK(T, axb_db_get_info(db)->layout == AXB_LAYOUT_MEMORY);
     CHECK_STR(T, in->path, "memory:bwd");
     CHECK_STR(T, in->components, "ZNERT");
     CHECK(T, in->kind == AXB_DB_RECIPROCAL && in->dump == AXB_DUMP_DISPL_ONLY && in->nvars == 5);

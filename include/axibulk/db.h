@@ -46,7 +46,11 @@ typedef enum axb_dump_type {
 } axb_dump_type;
 
 /** On-disk layout, i.e. which backend serves the database. */
-typedef enum axb_layout { AXB_LAYOUT_ORIGINAL = 0, AXB_LAYOUT_MERGED } axb_layout;
+typedef enum axb_layout {
+    AXB_LAYOUT_ORIGINAL = 0,
+    AXB_LAYOUT_MERGED,
+    AXB_LAYOUT_MEMORY /**< synthetic, no files (db_memory.h); read like the merged layout */
+} axb_layout;
 
 
 /** Collective (all ranks of the DB communicator call, each with its own selection, possibly

@@ -17,8 +17,8 @@
  * regular (colatitude, radius) grid covering 0..40 degrees and radii 5371..6371 km (planet radius
  * 6371 km), the first column on the axis (GLJ points in ξ), AXB_DB_MEMORY_NDUMPS samples every
  * 1 s, dominant period 10 s, STF "errorf" shifted by 5 s, amplitude 1e20, displ_only, read like
- * the merged layout (info.layout AXB_LAYOUT_MERGED, no files; axb_db_layout_name gives
- * "memory"). Element reads return (float) axb_db_memory_value at each GLL point's stored (s, z).
+ * the merged layout (one read per request) but reported as info.layout AXB_LAYOUT_MEMORY; no
+ * files; axb_db_layout_name gives "memory"). Element reads return (float) axb_db_memory_value at each GLL point's stored (s, z).
  */
 #ifndef AXIBULK_DB_MEMORY_H
 #define AXIBULK_DB_MEMORY_H

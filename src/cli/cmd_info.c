@@ -41,6 +41,8 @@ static void layout_text(char *buf, size_t n, const axb_db_info *i)
         snprintf(buf, n, "original (AxiSEM ordered_output, %d file%s, %s arrays%s)", i->nfiles,
                  i->nfiles > 1 ? "s" : "", i->transposed ? "point-major (transposed)" : "time-major",
                  i->deflate >= 0 ? ", deflate" : "");
+    else if (i->layout == AXB_LAYOUT_MEMORY)
+        snprintf(buf, n, "in memory (synthetic, no files)");
     else if (i->chunked)
         snprintf(buf, n, "merged (one element per read, chunked%s)", i->deflate >= 0 ? ", deflate" : "");
     else

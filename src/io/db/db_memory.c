@@ -51,7 +51,7 @@ static void describe(axb_db_info *info)
 {
     info->dump = AXB_DUMP_DISPL_ONLY;
     /* one block per element read at once, as in the merged layout; nothing on disk */
-    info->layout = AXB_LAYOUT_MERGED;
+    info->layout = AXB_LAYOUT_MEMORY;
     info->chunked = false;
     info->deflate = -1;
     info->file_version = 7;
