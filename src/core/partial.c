@@ -116,7 +116,7 @@ axb_status axb_partial_record_read(const axb_partial *p, const char *kind, const
     *ndone = 0;
     FILE *f = fopen(p->record, "rb");
     if (!f) return axb_error_set(err, AXB_ERR_IO, "cannot resume: %s: %s", p->record, strerror(errno));
-    char line[1024], want[1024];
+    char line[1024] = "", want[1024]; /* line stays a string when fgets reads nothing */
     snprintf(want, sizeof want, "axibulk-record %d %s %s\n", RECORD_VERSION, kind, identity);
     if (!fgets(line, sizeof line, f) || strcmp(line, want) != 0) {
         fclose(f);

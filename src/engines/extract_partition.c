@@ -77,11 +77,13 @@ static axb_status locate_rows(const axb_job_ctx *c, int64_t *count, rec **mine, 
 /* count[] summed over ranks, then bounds[r] = first unit of rank r: contiguous ranges of equal work. */
 static axb_status split_units(const axb_job_ctx *c, int64_t *count, int64_t nunits, int64_t *bounds, axb_error *err)
 {
-    for (int64_t off = 0; off < nunits; off += 1 << 27) {
+    axb_status st = AXB_OK;
+    for (int64_t off = 0; off < nunits; off += 1 << 27) { /* every rank takes part in every piece */
         const int k = (int)(nunits - off < (1 << 27) ? nunits - off : (1 << 27));
-        AXB_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, count + off, k, MPI_INT64_T, MPI_SUM, c->comm),
-                    "histogram of pairs per element");
+        AXB_MPI_CHECK(st, err, MPI_Allreduce(MPI_IN_PLACE, count + off, k, MPI_INT64_T, MPI_SUM, c->comm),
+                      "histogram of pairs per element");
     }
+    AXB_TRY(st);
     double total = 0;
     for (int64_t u = 0; u < nunits; u++) total += (double)count[u] + (count[u] ? READ_COST_PAIRS : 0);
     double acc = 0;
@@ -195,7 +197,7 @@ static axb_status use_independent_writes(const axb_job_ctx *c, bool *independent
                   "ranks per node");
     if (node != MPI_COMM_NULL) {
         AXB_MPI_CHECK(st, err, MPI_Comm_size(node, &nsize), "ranks per node");
-        MPI_Comm_free(&node);
+        AXB_MPI_CHECK(st, err, MPI_Comm_free(&node), "ranks per node");
     }
     one = nsize == c->size;
     AXB_MPI_CHECK(st, err, MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, c->comm), "ranks per node");

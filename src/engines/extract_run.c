@@ -34,72 +34,94 @@ static axb_status cache_ready(axb_extract_plan *p, int64_t unit, axb_error *err)
     return AXB_OK;
 }
 
+/* A walk over located pairs: what every batch needs. */
+typedef struct walk {
+    axb_extract_plan *p;
+    const char *what;           /* failures are named "<what> <first + k>" */
+    int64_t first;
+    const axb_pair_ref *pairs;
+    located *L;                 /* sorted by element */
+    raw_sink sink;
+    void *ctx;
+    int64_t unit;               /* floats per block */
+    int64_t *ids, *miss;        /* [max_units] units of a batch, those not cached */
+    const float **blk;          /* [max_units] each unit's block */
+    float *buf;                 /* [max_units][unit] blocks read */
+} walk;
+
 /* One batch: cached blocks are used in place, the others read (in element order) into buf and
  * put in the cache once the batch no longer needs the blocks a put may evict. */
-static axb_status run_batch(axb_extract_plan *p, const located *L, const axb_batch *bt, const int64_t *ids,
-                            const float **blk, int64_t *miss, float *buf, int64_t unit, const char *what,
-                            int64_t first, const axb_pair_ref *pairs, raw_sink sink, void *ctx, axb_error *err)
+static axb_status run_batch(walk *w, const axb_batch *bt, axb_error *err)
 {
+    axb_extract_plan *p = w->p;
     int64_t nm = 0;
     for (int64_t k = 0; k < bt->nread; k++) {
-        blk[k] = axb_elem_cache_get(&p->cache, ids[k]);
-        if (!blk[k]) miss[nm++] = ids[k];
+        w->blk[k] = axb_elem_cache_get(&p->cache, w->ids[k]);
+        if (!w->blk[k]) w->miss[nm++] = w->ids[k];
     }
     p->stats.cache_hits += bt->nread - nm;
     if (nm > 0)
-        AXB_TRY(p->mesh->has_elements ? axb_db_read_elements(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err)
-                                      : axb_db_read_points(p->db, nm, miss, AXB_IO_INDEPENDENT, buf, err));
+        AXB_TRY(p->mesh->has_elements ? axb_db_read_elements(p->db, nm, w->miss, AXB_IO_INDEPENDENT, w->buf, err)
+                                      : axb_db_read_points(p->db, nm, w->miss, AXB_IO_INDEPENDENT, w->buf, err));
     p->stats.elements_read += nm;
     for (int64_t k = 0, m = 0; k < bt->nread; k++)
-        if (!blk[k]) blk[k] = buf + (m++) * unit;
+        if (!w->blk[k]) w->blk[k] = w->buf + (m++) * w->unit;
     axb_elem_state es = {-1, NULL, false, false};
     int64_t slot = -1;
     for (int64_t k = bt->first; k < bt->end; k++) {
-        if (L[k].loc.id != es.elem) es = (axb_elem_state){L[k].loc.id, blk[++slot], false, false};
-        const axb_pair_ref *ref = &pairs[L[k].pair];
-        axb_status st = axb_extract_raw(p, ref, &L[k].loc, &es, es.block, p->raw, err);
-        if (st == AXB_OK) st = sink(p, L[k].pair, ref, p->raw, ctx, err);
+        const located *l = &w->L[k];
+        if (l->loc.id != es.elem) es = (axb_elem_state){l->loc.id, w->blk[++slot], false, false};
+        const axb_pair_ref *ref = &w->pairs[l->pair];
+        axb_status st = axb_extract_raw(p, ref, &l->loc, &es, es.block, p->raw, err);
+        if (st == AXB_OK) st = w->sink(p, l->pair, ref, p->raw, w->ctx, err);
         p->stats.pairs++;
-        if (st != AXB_OK) return axb_error_prefix(err, "%s %lld", what, (long long)(first + L[k].pair));
+        if (st != AXB_OK) return axb_error_prefix(err, "%s %lld", w->what, (long long)(w->first + l->pair));
     }
-    for (int64_t m = 0; m < nm; m++) axb_elem_cache_put(&p->cache, miss[m], buf + m * unit);
+    for (int64_t m = 0; m < nm; m++) axb_elem_cache_put(&p->cache, w->miss[m], w->buf + m * w->unit);
+    return AXB_OK;
+}
+
+/* Every pair located (failures named "<what> <first + k>"), then sorted by element. */
+static axb_status locate_all(walk *w, int64_t n, axb_error *err)
+{
+    w->L = malloc((size_t)n * sizeof *w->L);
+    if (!w->L) return axb_error_set(err, AXB_ERR_NOMEM, "locations of %lld pairs", (long long)n);
+    for (int64_t k = 0; k < n; k++) {
+        w->L[k].pair = k;
+        AXB_TRY_CTX(err, axb_extract_locate(w->p, &w->pairs[k], &w->L[k].loc, err), "%s %lld", w->what,
+                    (long long)(w->first + k));
+    }
+    qsort(w->L, (size_t)n, sizeof *w->L, by_element);
     return AXB_OK;
 }
 
 /* Locates every pair, sorts them by element and walks them in batches (engines/batch_iter.h, no
- * item bound: one plan's output is the caller's). Failures are named "<what> <first + k>". */
+ * item bound: one plan's output is the caller's). */
 static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t first, int64_t n,
                                const axb_pair_ref *pairs, raw_sink sink, void *ctx, axb_error *err)
 {
     if (n <= 0) return AXB_OK;
-    located *L = malloc((size_t)n * sizeof *L);
-    if (!L) return axb_error_set(err, AXB_ERR_NOMEM, "locations of %lld pairs", (long long)n);
-    axb_status st = AXB_OK;
-    for (int64_t k = 0; k < n && st == AXB_OK; k++) {
-        L[k].pair = k;
-        st = axb_extract_locate(p, &pairs[k], &L[k].loc, err);
-        if (st != AXB_OK) axb_error_prefix(err, "%s %lld", what, (long long)(first + k));
-    }
-    if (st == AXB_OK) qsort(L, (size_t)n, sizeof *L, by_element);
-    const int64_t unit = p->mesh->has_elements ? axb_db_block_floats(p->db) : (int64_t)axb_db_point_vars(p->db) * p->nt;
+    walk w = {.p = p, .what = what, .first = first, .pairs = pairs, .sink = sink, .ctx = ctx};
+    w.unit = p->mesh->has_elements ? axb_db_block_floats(p->db) : (int64_t)axb_db_point_vars(p->db) * p->nt;
+    axb_status st = locate_all(&w, n, err);
     axb_batch_iter it;
-    axb_batch_iter_init(&it, L, n, sizeof *L, offsetof(located, loc) + offsetof(axb_loc, id),
-                        unit * (int64_t)sizeof(float), p->opts.batch_mb << 20, INT64_MAX);
+    axb_batch_iter_init(&it, w.L, n, sizeof *w.L, offsetof(located, loc) + offsetof(axb_loc, id),
+                        w.unit * (int64_t)sizeof(float), p->opts.batch_mb << 20, INT64_MAX);
     const int64_t per = it.max_units;
-    int64_t *ids = malloc((size_t)per * sizeof *ids), *miss = malloc((size_t)per * sizeof *miss);
-    float *buf = malloc((size_t)per * (size_t)unit * sizeof *buf);
-    const float **blk = malloc((size_t)per * sizeof *blk);
-    if (st == AXB_OK && (!ids || !miss || !buf || !blk))
+    w.ids = malloc((size_t)per * sizeof *w.ids);
+    w.miss = malloc((size_t)per * sizeof *w.miss);
+    w.buf = malloc((size_t)per * (size_t)w.unit * sizeof *w.buf);
+    w.blk = malloc((size_t)per * sizeof *w.blk);
+    if (st == AXB_OK && (!w.ids || !w.miss || !w.buf || !w.blk))
         st = axb_error_set(err, AXB_ERR_NOMEM, "read buffer of %lld elements", (long long)per);
-    if (st == AXB_OK) st = cache_ready(p, unit, err);
+    if (st == AXB_OK) st = cache_ready(p, w.unit, err);
     axb_batch bt;
-    while (st == AXB_OK && axb_batch_next(&it, ids, &bt))
-        st = run_batch(p, L, &bt, ids, blk, miss, buf, unit, what, first, pairs, sink, ctx, err);
-    free(blk);
-    free(miss);
-    free(ids);
-    free(buf);
-    free(L);
+    while (st == AXB_OK && axb_batch_next(&it, w.ids, &bt)) st = run_batch(&w, &bt, err);
+    free(w.blk);
+    free(w.miss);
+    free(w.ids);
+    free(w.buf);
+    free(w.L);
     return st;
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/agree.h"
+#include "core/mpi_check.h"
 #include "io/hdf5/h5util.h"
 
 #define ASDF_FORMAT "ASDF"
@@ -209,7 +211,7 @@ static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_
 }
 
 /* Rank 0 writes the document; every rank must create the dataset with the same size, so the
- * size (or rank 0's failure) is broadcast first. */
+ * ranks agree on rank 0's outcome and learn the size first. */
 static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     char *text = NULL;
@@ -217,14 +219,14 @@ static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_err
     axb_status st = AXB_OK;
     if (o->rank == 0)
         st = axb_quakeml_write(d->sources, d->nsources, OUT_CREATOR, o->created, &text, &len, err);
-    int64_t msg[2] = {(int64_t)st, (int64_t)len};
-    if (MPI_Bcast(msg, 2, MPI_INT64_T, 0, o->comm) != MPI_SUCCESS) {
+    int64_t msg[1] = {(int64_t)len};
+    AXB_MPI_CHECK(st, err, MPI_Bcast(msg, 1, MPI_INT64_T, 0, o->comm), "broadcast of the QuakeML size");
+    st = axb_agree(o->comm, st, err);
+    if (st != AXB_OK) {
         free(text);
-        return axb_error_set(err, AXB_ERR_MPI, "broadcast of the QuakeML size failed");
+        return st;
     }
-    if (msg[0] != AXB_OK)
-        return o->rank == 0 ? st : axb_error_set(err, AXB_ERR_REMOTE, "QuakeML failed on rank 0");
-    hsize_t dims[1] = {(hsize_t)msg[1]};
+    hsize_t dims[1] = {(hsize_t)msg[0]};
     hid_t ds;
     st = axb_h5out_dataset(o->file, "QuakeML", H5T_STD_I8LE, 1, dims, &ds, err);
     if (st == AXB_OK) st = axb_h5out_write_root(o, ds, H5T_NATIVE_SCHAR, text, err);

@@ -270,14 +270,19 @@ static axb_status reduce_written(const axb_output *o, uint8_t *all, int64_t *dup
     uint8_t *lower = malloc((size_t)OUT_MPI_CHUNK < (size_t)o->nrows ? (size_t)OUT_MPI_CHUNK : (size_t)o->nrows);
     axb_status st = lower ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "%s: no memory to check which rows were written", o->path);
     st = axb_agree(o->comm, st, err);
+    if (st != AXB_OK) {
+        free(lower);
+        return st;
+    }
     int64_t mydup = INT64_MAX;
-    for (int64_t off = 0; off < o->nrows && st == AXB_OK; off += OUT_MPI_CHUNK) {
+    /* every rank takes part in every piece, whatever failed before */
+    for (int64_t off = 0; off < o->nrows; off += OUT_MPI_CHUNK) {
         const int cnt = (int)(o->nrows - off < OUT_MPI_CHUNK ? o->nrows - off : OUT_MPI_CHUNK);
         AXB_MPI_CHECK(st, err, MPI_Allreduce(o->written + off, all + off, cnt, MPI_UINT8_T, MPI_BOR, o->comm),
                       "reduction of written rows");
         AXB_MPI_CHECK(st, err, MPI_Exscan(o->written + off, lower, cnt, MPI_UINT8_T, MPI_BOR, o->comm),
                       "reduction of written rows");
-        if (o->rank == 0) continue;       /* Exscan leaves rank 0's buffer undefined */
+        if (o->rank == 0 || st != AXB_OK) continue; /* Exscan leaves rank 0's buffer undefined */
         for (int i = 0; i < cnt && mydup == INT64_MAX; i++)
             if (o->written[off + i] && lower[i]) mydup = off + i;
     }
