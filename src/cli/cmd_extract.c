@@ -184,6 +184,31 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     return AXB_OK;
 }
 
+/* The one filter option given: kind, corner(s) or period and width, order, phase. */
+static axb_status parse_filter(const extract_args *a, axb_filter_spec *f, axb_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->order = (int)a->filter_order;
+    f->zerophase = a->zerophase;
+    char *end = NULL;
+    const char *v = a->lowpass ? a->lowpass : a->highpass ? a->highpass : a->bandpass ? a->bandpass : a->loggabor;
+    f->kind = a->lowpass ? AXB_FILTER_LOWPASS : a->highpass ? AXB_FILTER_HIGHPASS
+            : a->bandpass ? AXB_FILTER_BANDPASS : AXB_FILTER_LOGGABOR;
+    double x = strtod(v, &end), y = 0;
+    const bool two = f->kind == AXB_FILTER_BANDPASS || f->kind == AXB_FILTER_LOGGABOR;
+    bool ok = end != v;
+    if (ok && two) {
+        ok = *end == ',';
+        const char *w = end + 1;
+        if (ok) y = strtod(w, &end), ok = end != w;
+    }
+    AXB_CHECK(err, ok && *end == '\0', AXB_ERR_ARG, "filter '%s': expected %s", v,
+              two ? (f->kind == AXB_FILTER_LOGGABOR ? "PERIOD,WIDTH" : "F1,F2") : "a frequency in Hz");
+    if (f->kind == AXB_FILTER_LOGGABOR) f->period = x, f->width = y;
+    else f->f1 = x, f->f2 = y;
+    return AXB_OK;
+}
+
 static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *err)
 {
     AXB_CHECK(err, a->db, AXB_ERR_ARG, "missing --db (the database)");
@@ -200,27 +225,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     const int nfilters = (a->lowpass != NULL) + (a->highpass != NULL) + (a->bandpass != NULL) + (a->loggabor != NULL);
     AXB_CHECK(err, nfilters <= 1, AXB_ERR_ARG, "give at most one of --lowpass, --highpass, --bandpass, --loggabor");
     if (nfilters) {
-        axb_filter_spec *f = &a->filter;
-        memset(f, 0, sizeof *f);
-        f->order = (int)a->filter_order;
-        f->zerophase = a->zerophase;
-        char *end = NULL;
-        const char *v = a->lowpass ? a->lowpass : a->highpass ? a->highpass : a->bandpass ? a->bandpass : a->loggabor;
-        f->kind = a->lowpass ? AXB_FILTER_LOWPASS : a->highpass ? AXB_FILTER_HIGHPASS
-                : a->bandpass ? AXB_FILTER_BANDPASS : AXB_FILTER_LOGGABOR;
-        double x = strtod(v, &end), y = 0;
-        bool two = f->kind == AXB_FILTER_BANDPASS || f->kind == AXB_FILTER_LOGGABOR;
-        bool ok = end != v;
-        if (ok && two) {
-            ok = *end == ',';
-            const char *w = end + 1;
-            if (ok) y = strtod(w, &end), ok = end != w;
-        }
-        AXB_CHECK(err, ok && *end == '\0', AXB_ERR_ARG, "filter '%s': expected %s", v,
-                  two ? (f->kind == AXB_FILTER_LOGGABOR ? "PERIOD,WIDTH" : "F1,F2") : "a frequency in Hz");
-        if (f->kind == AXB_FILTER_LOGGABOR) f->period = x, f->width = y;
-        else f->f1 = x, f->f2 = y;
-        job->filter = f;
+        AXB_TRY(parse_filter(a, &a->filter, err));
+        job->filter = &a->filter;
     }
     AXB_CHECK(err, !a->wisdom || nfilters, AXB_ERR_ARG, "--fftw-wisdom goes with a filter (the only FFTs worth measuring)");
     job->fftw_wisdom = a->wisdom;

@@ -116,12 +116,14 @@ static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t
                                     "gathering the counts of rows written");
     if (st == AXB_OK && o->rank == 0) {
         for (int r = 0; r < o->size && st == AXB_OK; r++) {
-            if (*total + counts[r] > INT_MAX) st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+            if (*total + counts[r] > INT_MAX)
+                st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
             displs[r] = (int)*total;
             *total += counts[r];
         }
         *all = st == AXB_OK ? malloc((size_t)(*total ? *total : 1) * sizeof **all) : NULL;
-        if (st == AXB_OK && !*all) st = axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " rows", o->partial, *total);
+        if (st == AXB_OK && !*all)
+            st = axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " rows", o->partial, *total);
     }
     st = axb_agree(o->comm, st, err);
     if (st == AXB_OK)
@@ -135,7 +137,8 @@ static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t
 static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb_error *err)
 {
     axb_status st = AXB_OK;
-    if (n > INT_MAX) st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+    if (n > INT_MAX)
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
     else if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) st = axb_h5_error(err, "%s: flush", o->partial);
     AXB_TRY(axb_agree(o->comm, st, err));
     int64_t *all = NULL, total = 0;

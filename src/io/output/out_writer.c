@@ -268,7 +268,8 @@ axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *d
 static axb_status reduce_written(const axb_output *o, uint8_t *all, int64_t *dup, axb_error *err)
 {
     uint8_t *lower = malloc((size_t)OUT_MPI_CHUNK < (size_t)o->nrows ? (size_t)OUT_MPI_CHUNK : (size_t)o->nrows);
-    axb_status st = lower ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "%s: no memory to check which rows were written", o->path);
+    axb_status st = lower ? AXB_OK
+                          : axb_error_set(err, AXB_ERR_NOMEM, "%s: no memory to check which rows were written", o->path);
     st = axb_agree(o->comm, st, err);
     if (st != AXB_OK) {
         free(lower);
