@@ -3,7 +3,8 @@
  *    bit for bit after matching elements by their GLL numbering, Instaseis' own merged copies;
  *  - seismograms from the repacked databases equal those from the originals exactly;
  *  - the files are valid netCDF-4 (ncdump -h and -hs succeed);
- *  - strain-only input, merged input, an existing output and a resume without a run are refused.
+ *  - strain-only input, merged input, an existing output, a resume without a run and a resume of
+ *    another job's record are refused.
  * Skipped (77) without the shared data. */
 #include <hdf5.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "axibulk/extract.h"
 #include "axibulk/repack.h"
 #include "check.h"
+#include "core/partial.h"
 #include "test_util.h"
 
 static char DATA[600];
@@ -180,6 +182,21 @@ int main(int argc, char **argv)
     snprintf(src, sizeof src, "%s/axisem-prem-100s/100s_db_fwd", DATA);
     CHECK(&T, repack(src, dst, -1, false, true, &err) != AXB_OK);
     CHECK_CONTAINS(&T, err.msg, "cannot resume");
+    /* a record of another job (another element count) is refused, not trusted */
+    snprintf(dst, sizeof dst, "%s/other", dir);
+    if (T.rank == 0) {
+        char final[1100];
+        axb_partial names;
+        snprintf(final, sizeof final, "%s/merged_output.nc4", dst);
+        FILE *f = NULL;
+        CHECK(&T, mkdir(dst, 0755) == 0 && !axb_partial_names(final, &names, &err) &&
+                      (f = fopen(names.partial, "wb")) != NULL &&
+                      !axb_partial_record_start(&names, "repack", "elements=1 storage=-1", &err));
+        if (f) fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(&T, repack(src, dst, -1, false, true, &err) != AXB_OK);
+    CHECK_CONTAINS(&T, err.msg, "written for another job");
 
     test_remove_dir(MPI_COMM_WORLD, dir);
     return test_finish_mpi(&T);

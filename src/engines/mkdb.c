@@ -82,13 +82,9 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
     return AXB_OK;
 }
 
-axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
+/* The element grid: edge length from the resolution, elements along colatitude and radius. */
+static axb_status plan_grid(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
 {
-    memset(p, 0, sizeof *p);
-    AXB_TRY(validate(o, err));
-    p->npol = AXB_MKDB_NPOL;
-    p->r_max = o->radius_km * 1e3;
-    p->r_min = o->rmin_km * 1e3;
     /* element edge: points_per_wavelength GLL points (npol intervals per element) per shear
      * wavelength, so h = npol * vs * period / points_per_wavelength */
     const double h = o->element_km > 0 ? o->element_km * 1e3
@@ -107,7 +103,12 @@ axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_erro
     AXB_CHECK(err, p->npoints < INT32_MAX, AXB_ERR_RANGE,
               "%lld GLL points exceed the int32 indices of the format: use a longer --period or a "
               "larger --element-km", (long long)p->npoints);
+    return AXB_OK;
+}
 
+/* Samples, the source shift and the source. */
+static axb_status plan_time(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
+{
     p->dt = o->dt > 0 ? o->dt : o->period / 4;
     const double nt = ceil(o->length / p->dt - 1e-9) + 1;
     AXB_CHECK(err, nt < INT32_MAX, AXB_ERR_RANGE, "--length %g / dt %g: too many samples", o->length, p->dt);
@@ -124,7 +125,12 @@ axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_erro
     p->amplitude = (float)o->amplitude;
     /* the stored depth is float32: put the source exactly where the file says it is */
     p->r_src = o->kind == AXB_DB_FORWARD ? p->r_max - (double)(float)o->source_depth_km * 1e3 : p->r_max;
+    return AXB_OK;
+}
 
+/* The runs written and the files' estimated sizes. */
+static void plan_runs(const axb_mkdb_opts *o, axb_mkdb_plan *p)
+{
     static const axb_sim rec[2] = {AXB_SIM_PX, AXB_SIM_PZ};
     static const axb_sim fwd[4] = {AXB_SIM_MZZ, AXB_SIM_MXX_P_MYY, AXB_SIM_MXZ_MYZ, AXB_SIM_MXY_MXX_M_MYY};
     p->nsim = o->kind == AXB_DB_FORWARD ? 4 : 2;
@@ -143,6 +149,18 @@ axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_erro
         if (b > p->file_bytes) p->file_bytes = b;
         p->total_bytes += b;
     }
+}
+
+axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
+{
+    memset(p, 0, sizeof *p);
+    AXB_TRY(validate(o, err));
+    p->npol = AXB_MKDB_NPOL;
+    p->r_max = o->radius_km * 1e3;
+    p->r_min = o->rmin_km * 1e3;
+    AXB_TRY(plan_grid(o, p, err));
+    AXB_TRY(plan_time(o, p, err));
+    plan_runs(o, p);
     return AXB_OK;
 }
 

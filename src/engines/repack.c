@@ -102,9 +102,10 @@ static axb_status prepare_output(repack_job *j, axb_error *err)
         if (!st) st = o->resume ? AXB_OK : prepare_new(j, err);
     }
     AXB_TRY(axb_agree(j->comm, st, err));
+    const axb_mesh *mesh = axb_db_get_mesh(j->db);
     j->order = malloc((size_t)j->nelem * sizeof *j->order);
     j->done = calloc((size_t)j->nelem, 1);
-    st = j->order && j->done ? axb_hilbert_order(j->nelem, axb_db_get_mesh(j->db)->mp_s, axb_db_get_mesh(j->db)->mp_z, j->order, err)
+    st = j->order && j->done ? axb_hilbert_order(j->nelem, mesh->mp_s, mesh->mp_z, j->order, err)
                              : axb_error_set(err, AXB_ERR_NOMEM, "element order");
     AXB_TRY(axb_agree(j->comm, st, err));
     if (!o->resume) return AXB_OK;

@@ -1,6 +1,5 @@
 /* The data phase of a repack: slab by slab, one read through the database layer and one put
  * through the merged writer, in lockstep over the ranks. */
-#include <stdbool.h>
 #include <stdlib.h>
 
 #include "axibulk/timefmt.h"
@@ -38,17 +37,18 @@ axb_status axb_repack_plan_slabs(repack_job *j, axb_error *err)
     return axb_agree_sum(j->comm, AXB_OK, &j->todo, err);
 }
 
-/* The elements of this rank's slabs [from, to), as a list. */
-static int64_t slab_units(const repack_job *j, int64_t from, int64_t to, int64_t **units)
+/* The elements of this rank's slabs [from, to), as a list (*units freed by the caller). */
+static axb_status slab_units(const repack_job *j, int64_t from, int64_t to, int64_t **units, int64_t *n,
+                             axb_error *err)
 {
-    int64_t n = 0;
-    for (int64_t k = from; k < to && k < j->nslabs; k++) n += j->slabs[k].count;
-    *units = malloc((size_t)(n ? n : 1) * sizeof **units);
-    if (!*units) return -1;
-    n = 0;
+    *n = 0;
+    for (int64_t k = from; k < to && k < j->nslabs; k++) *n += j->slabs[k].count;
+    *units = malloc((size_t)(*n ? *n : 1) * sizeof **units);
+    if (!*units) return axb_error_set(err, AXB_ERR_NOMEM, "list of %lld finished elements", (long long)*n);
+    int64_t u = 0;
     for (int64_t k = from; k < to && k < j->nslabs; k++)
-        for (int64_t c = 0; c < j->slabs[k].count; c++) (*units)[n++] = j->slabs[k].start + c;
-    return n;
+        for (int64_t c = 0; c < j->slabs[k].count; c++) (*units)[u++] = j->slabs[k].start + c;
+    return AXB_OK;
 }
 
 /* Rank 0 appends the elements every rank finished in slabs [from, to) to the record. */
@@ -56,15 +56,15 @@ static axb_status record_slabs(repack_job *j, int64_t from, int64_t to, axb_erro
 {
     int64_t *mine = NULL, *all = NULL;
     int *counts = NULL, *displs = NULL;
-    const int64_t n = slab_units(j, from, to, &mine);
-    bool ok = n >= 0;
-    if (j->rank == 0) {
+    int64_t n = 0;
+    axb_status st = slab_units(j, from, to, &mine, &n, err);
+    if (!st && j->rank == 0) {
         counts = calloc((size_t)j->size, sizeof *counts);
         displs = calloc((size_t)j->size, sizeof *displs);
         all = malloc((size_t)(j->nelem ? j->nelem : 1) * sizeof *all);
-        ok = ok && counts && displs && all;
+        if (!counts || !displs || !all) st = axb_error_set(err, AXB_ERR_NOMEM, "finished elements of all ranks");
     }
-    axb_status st = axb_agree(j->comm, ok ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "finished elements"), err);
+    st = axb_agree(j->comm, st, err);
     const int cnt = (int)n;
     if (!st) AXB_MPI_CHECK(st, err, MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, j->comm), "finished elements");
     int total = 0;

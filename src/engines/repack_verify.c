@@ -30,65 +30,94 @@ static axb_status match(const axb_mesh *src, const axb_mesh *dst, int64_t *map, 
     return st;
 }
 
-axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *dst_path, int64_t memory_bytes,
+/* Shape, points and STF alike, and every merged element matched to its source element. */
+static axb_status same_shape(axb_db *src, axb_db *dst, const char *src_path, const char *dst_path, int64_t *map,
                              axb_error *err)
 {
-    int rank, size;
-    AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");
-    AXB_MPI_TRY(err, MPI_Comm_size(comm, &size), "communicator size");
-    axb_db *src = NULL, *dst = NULL;
-    AXB_TRY(axb_db_open(comm, src_path, &src, err));
-    axb_status st = axb_db_open(comm, dst_path, &dst, err);
-    if (st) {
-        axb_db_close(&src);
-        return axb_error_prefix(err, "verify");
-    }
     const axb_db_info *a = axb_db_get_info(src), *b = axb_db_get_info(dst);
     const axb_mesh *ma = axb_db_get_mesh(src), *mb = axb_db_get_mesh(dst);
     if (a->nelem != b->nelem || a->nvars != b->nvars || a->ndumps != b->ndumps || a->npoints != b->npoints ||
         memcmp(ma->s, mb->s, (size_t)a->npoints * sizeof(float)) || memcmp(ma->z, mb->z, (size_t)a->npoints * sizeof(float)) ||
         memcmp(axb_db_get_stf_d(src), axb_db_get_stf_d(dst), (size_t)a->ndumps * sizeof(double)))
-        st = axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path, dst_path);
-    int64_t *map = malloc((size_t)(b->nelem ? b->nelem : 1) * sizeof *map);
-    if (!st) st = map ? match(ma, mb, map, err) : axb_error_set(err, AXB_ERR_NOMEM, "element map");
-    st = axb_agree(comm, st, err);
-    const int64_t block = axb_db_block_floats(src);
-    int64_t per = memory_bytes / (2 * block * (int64_t)sizeof(float));
-    if (per < 1) per = 1;
-    float *x = NULL, *y = NULL;
-    if (!st) {
-        x = malloc((size_t)(per * block) * sizeof *x);
-        y = malloc((size_t)(per * block) * sizeof *y);
-        if (!x || !y) st = axb_error_set(err, AXB_ERR_NOMEM, "verify buffers");
+        return axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path, dst_path);
+    return match(ma, mb, map, err);
+}
+
+/* What the element comparison needs: both databases, the map, buffers of @c per elements. */
+typedef struct verify_job {
+    MPI_Comm comm;
+    axb_db *src, *dst;
+    const char *src_path, *dst_path;
+    const int64_t *map;
+    int64_t block, per;
+    float *x, *y;
+    int64_t *ids, *mine;
+} verify_job;
+
+/* Output elements [s0, s0+n) against their source elements (collective: every rank calls). */
+static axb_status compare_slab(const verify_job *v, int64_t s0, int64_t n, axb_error *err)
+{
+    for (int64_t q = 0; q < n; q++) {
+        v->mine[q] = s0 + q;
+        v->ids[q] = v->map[s0 + q];
     }
-    st = axb_agree(comm, st, err);
-    const int64_t lo = b->nelem * rank / size, hi = b->nelem * (rank + 1) / size;
-    int64_t nslabs = (hi - lo + per - 1) / per, max_slabs = 0;
-    if (!st) AXB_MPI_CHECK(st, err, MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, comm), "slab count");
-    int64_t *ids = malloc((size_t)per * sizeof *ids), *mine = malloc((size_t)per * sizeof *mine);
-    if (!st && (!ids || !mine)) st = axb_error_set(err, AXB_ERR_NOMEM, "verify element lists");
-    st = axb_agree(comm, st, err);
-    for (int64_t k = 0; k < max_slabs && !st; k++) {
-        const int64_t s0 = lo + k * per, n = s0 < hi ? (hi - s0 < per ? hi - s0 : per) : 0;
-        for (int64_t q = 0; q < n; q++) {
-            mine[q] = s0 + q;
-            ids[q] = map[s0 + q];
-        }
-        axb_status ls = axb_db_read_elements(dst, n, mine, AXB_IO_COLLECTIVE, y, err);
-        if (!ls) ls = axb_db_read_elements(src, n, ids, AXB_IO_INDEPENDENT, x, err);
-        for (int64_t q = 0; q < n && !ls; q++)
-            if (memcmp(x + q * block, y + q * block, (size_t)block * sizeof(float)))
-                ls = axb_error_set(err, AXB_ERR_FORMAT,
-                                   "verify: element %lld of %s differs from element %lld of %s",
-                                   (long long)(s0 + q), dst_path, (long long)ids[q], src_path);
-        st = axb_agree(comm, ls, err);
+    AXB_TRY(axb_db_read_elements(v->dst, n, v->mine, AXB_IO_COLLECTIVE, v->y, err));
+    AXB_TRY(axb_db_read_elements(v->src, n, v->ids, AXB_IO_INDEPENDENT, v->x, err));
+    for (int64_t q = 0; q < n; q++)
+        if (memcmp(v->x + q * v->block, v->y + q * v->block, (size_t)v->block * sizeof(float)))
+            return axb_error_set(err, AXB_ERR_FORMAT, "verify: element %lld of %s differs from element %lld of %s",
+                                 (long long)(s0 + q), v->dst_path, (long long)v->ids[q], v->src_path);
+    return AXB_OK;
+}
+
+/* Every rank its contiguous share of output elements, slab by slab in lockstep. */
+static axb_status compare_all(verify_job *v, int64_t nelem, axb_error *err)
+{
+    int rank, size;
+    AXB_MPI_TRY(err, MPI_Comm_rank(v->comm, &rank), "rank");
+    AXB_MPI_TRY(err, MPI_Comm_size(v->comm, &size), "communicator size");
+    const size_t n = (size_t)v->per;
+    v->x = malloc(n * (size_t)v->block * sizeof *v->x);
+    v->y = malloc(n * (size_t)v->block * sizeof *v->y);
+    v->ids = malloc(n * sizeof *v->ids);
+    v->mine = malloc(n * sizeof *v->mine);
+    axb_status st = v->x && v->y && v->ids && v->mine ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "verify buffers");
+    AXB_TRY(axb_agree(v->comm, st, err));
+    const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
+    int64_t nslabs = (hi - lo + v->per - 1) / v->per, max_slabs = 0;
+    AXB_MPI_TRY(err, MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, v->comm), "slab count");
+    for (int64_t k = 0; k < max_slabs; k++) {
+        const int64_t s0 = lo + k * v->per, cnt = s0 < hi ? (hi - s0 < v->per ? hi - s0 : v->per) : 0;
+        AXB_TRY(axb_agree(v->comm, compare_slab(v, s0, cnt, err), err));
     }
-    free(ids);
-    free(mine);
-    free(x);
-    free(y);
+    return AXB_OK;
+}
+
+axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *dst_path, int64_t memory_bytes,
+                             axb_error *err)
+{
+    verify_job v = {.comm = comm, .src_path = src_path, .dst_path = dst_path};
+    AXB_TRY(axb_db_open(comm, src_path, &v.src, err));
+    axb_status st = axb_db_open(comm, dst_path, &v.dst, err);
+    if (st) {
+        axb_db_close(&v.src);
+        return axb_error_prefix(err, "verify");
+    }
+    const int64_t nelem = axb_db_get_info(v.dst)->nelem;
+    int64_t *map = malloc((size_t)(nelem ? nelem : 1) * sizeof *map);
+    st = map ? same_shape(v.src, v.dst, src_path, dst_path, map, err) : axb_error_set(err, AXB_ERR_NOMEM, "element map");
+    st = axb_agree(comm, st, err);
+    v.map = map;
+    v.block = axb_db_block_floats(v.src);
+    v.per = memory_bytes / (2 * v.block * (int64_t)sizeof(float));
+    if (v.per < 1) v.per = 1;
+    if (!st) st = compare_all(&v, nelem, err);
+    free(v.ids);
+    free(v.mine);
+    free(v.x);
+    free(v.y);
     free(map);
-    axb_db_close(&src);
-    axb_db_close(&dst);
+    axb_db_close(&v.src);
+    axb_db_close(&v.dst);
     return st;
 }

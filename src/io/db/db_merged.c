@@ -10,9 +10,10 @@
 
 #include "core/unique.h"
 #include "io/db/db_internal.h"
+#include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
-#define MERGED "/MergedSnapshots"
+#define MERGED "/" AXB_NC_VAR_MERGED
 
 typedef struct merged_impl {
     hid_t fid, dset;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/db/db_internal.h"
+#include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
 void axb_mesh_free(axb_mesh *m)
@@ -67,11 +68,11 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
         st = axb_error_set(err, AXB_ERR_NOMEM, "mesh of %lld points", (long long)npt);
         goto fail;
     }
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/mesh_S", H5T_NATIVE_FLOAT, 1, dp, m->s, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/mesh_Z", H5T_NATIVE_FLOAT, 1, dp, m->z, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/mesh_mu", H5T_NATIVE_FLOAT, 1, dp, m->mu, err), fail);
-    AXB_TRY_GOTO(st, check_finite_f(m->s, npt, "mesh_S", err), fail);
-    AXB_TRY_GOTO(st, check_finite_f(m->z, npt, "mesh_Z", err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_S, H5T_NATIVE_FLOAT, 1, dp, m->s, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_Z, H5T_NATIVE_FLOAT, 1, dp, m->z, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MU, H5T_NATIVE_FLOAT, 1, dp, m->mu, err), fail);
+    AXB_TRY_GOTO(st, check_finite_f(m->s, npt, AXB_NC_MESH_S, err), fail);
+    AXB_TRY_GOTO(st, check_finite_f(m->z, npt, AXB_NC_MESH_Z, err), fail);
 
     if (!with_elements) return AXB_OK;
     if (ne < 1) {
@@ -90,16 +91,16 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
         goto fail;
     }
     hsize_t de[1] = {(hsize_t)ne}, df[2] = {(hsize_t)ne, 4}, ds[3] = {(hsize_t)ne, (hsize_t)np1, (hsize_t)np1};
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/sem_mesh", H5T_NATIVE_INT32, 3, ds, m->sem, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/fem_mesh", H5T_NATIVE_INT32, 2, df, m->fem, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/eltype", H5T_NATIVE_INT32, 1, de, m->eltype, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/axis", H5T_NATIVE_INT32, 1, de, m->axis, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_SEM, H5T_NATIVE_INT32, 3, ds, m->sem, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_FEM, H5T_NATIVE_INT32, 2, df, m->fem, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_ELTYPE, H5T_NATIVE_INT32, 1, de, m->eltype, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_AXIS, H5T_NATIVE_INT32, 1, de, m->axis, err), fail);
     /* Instaseis builds its KD-tree on float64 copies of the stored mid points (float32 in AxiSEM
      * v7 files, float64 in newer ones): reading as double covers both exactly. */
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/mp_mesh_S", H5T_NATIVE_DOUBLE, 1, de, m->mp_s, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/mp_mesh_Z", H5T_NATIVE_DOUBLE, 1, de, m->mp_z, err), fail);
-    AXB_TRY_GOTO(st, check_index(m->sem, ne * np1 * np1, npt, "sem_mesh", np1 * np1, err), fail);
-    AXB_TRY_GOTO(st, check_index(m->fem, ne * 4, npt, "fem_mesh", 4, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_S, H5T_NATIVE_DOUBLE, 1, de, m->mp_s, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_Z, H5T_NATIVE_DOUBLE, 1, de, m->mp_z, err), fail);
+    AXB_TRY_GOTO(st, check_index(m->sem, ne * np1 * np1, npt, AXB_NC_MESH_SEM, np1 * np1, err), fail);
+    AXB_TRY_GOTO(st, check_index(m->fem, ne * 4, npt, AXB_NC_MESH_FEM, 4, err), fail);
     for (int64_t e = 0; e < ne; e++) {
         if (m->eltype[e] < 0 || m->eltype[e] > 3) {
             st = axb_error_set(err, AXB_ERR_FORMAT,
@@ -114,12 +115,12 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
         }
     }
     hsize_t d1[1] = {(hsize_t)np1}, d2[2] = {(hsize_t)np1, (hsize_t)np1};
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/gll", H5T_NATIVE_DOUBLE, 1, d1, m->gll, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/glj", H5T_NATIVE_DOUBLE, 1, d1, m->glj, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLL, H5T_NATIVE_DOUBLE, 1, d1, m->gll, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLJ, H5T_NATIVE_DOUBLE, 1, d1, m->glj, err), fail);
     /* The derivative matrices are used as stored (float32-rounded values): recomputing them would
      * move seismograms away from Instaseis' by ~1e-7. */
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/G1", H5T_NATIVE_DOUBLE, 2, d2, m->G1, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/Mesh/G2", H5T_NATIVE_DOUBLE, 2, d2, m->G2, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G1, H5T_NATIVE_DOUBLE, 2, d2, m->G1, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G2, H5T_NATIVE_DOUBLE, 2, d2, m->G2, err), fail);
     return AXB_OK;
 fail:
     axb_mesh_free(m);

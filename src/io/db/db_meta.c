@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "io/db/db_internal.h"
+#include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
-#define A_DUMP "dump type (displ_only, displ_velo, fullfields)"
 
 static axb_status finite_attr(hid_t fid, const char *name, double *out, axb_error *err)
 {
@@ -41,12 +41,12 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
     double d;
     char s[256];
 
-    AXB_TRY(axb_h5_attr_int(fid, "file version", &v, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_FILE_VERSION, &v, err));
     AXB_CHECK(err, v >= 7, AXB_ERR_UNSUPPORTED,
               "attribute 'file version': %lld; AxiSEM databases older than version 7 are not supported", v);
     info->file_version = (int)v;
 
-    AXB_TRY(axb_h5_attr_string(fid, A_DUMP, s, sizeof s, err));
+    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_DUMP, s, sizeof s, err));
     if (!strcmp(s, "displ_only")) info->dump = AXB_DUMP_DISPL_ONLY;
     else if (!strcmp(s, "strain_only")) info->dump = AXB_DUMP_STRAIN_ONLY;
     else if (!strcmp(s, "fullfields")) info->dump = AXB_DUMP_FULLFIELDS;
@@ -55,62 +55,62 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
                              "attribute 'dump type': unknown dump type '%s' (expected displ_only, "
                              "strain_only or fullfields)", s);
 
-    AXB_TRY(axb_h5_attr_int(fid, "npol", &v, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NPOL, &v, err));
     AXB_CHECK(err, v >= 1 && v <= AXB_NPOL_MAX, AXB_ERR_UNSUPPORTED,
               "attribute 'npol': %lld is outside 1..%d", v, AXB_NPOL_MAX);
     info->npol = (int)v;
 
-    AXB_TRY(axb_h5_attr_int(fid, "number of strain dumps", &v, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NDUMPS, &v, err));
     AXB_CHECK(err, v >= 1, AXB_ERR_FORMAT, "attribute 'number of strain dumps': %lld", v);
     info->ndumps = v;
 
-    AXB_TRY(axb_h5_attr_int(fid, "npoints", &v, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NPOINTS, &v, err));
     AXB_CHECK(err, v >= 1, AXB_ERR_FORMAT, "attribute 'npoints': %lld", v);
     info->npoints = v;
 
     info->nelem = 0;
     if (axb_h5_attr_exists(fid, "nelem_kwf_global")) {
-        AXB_TRY(axb_h5_attr_int(fid, "nelem_kwf_global", &v, err));
+        AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NELEM, &v, err));
         AXB_CHECK(err, v >= 0, AXB_ERR_FORMAT, "attribute 'nelem_kwf_global': %lld", v);
         info->nelem = v;
     }
 
-    AXB_TRY(positive_attr(fid, "strain dump sampling rate in sec", &info->dt, err));
-    AXB_TRY(positive_attr(fid, "scalar source magnitude", &info->amplitude, err));
-    AXB_TRY(finite_attr(fid, "source shift factor in sec", &info->src_shift, err));
-    AXB_TRY(axb_h5_attr_int(fid, "source shift factor for deltat_coarse", &v, err));
+    AXB_TRY(positive_attr(fid, AXB_NC_ATT_DT, &info->dt, err));
+    AXB_TRY(positive_attr(fid, AXB_NC_ATT_AMPLITUDE, &info->amplitude, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_SHIFT, &info->src_shift, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_SHIFT_SAMPLES, &v, err));
     AXB_CHECK(err, v >= 0 && v < info->ndumps, AXB_ERR_FORMAT,
               "attribute 'source shift factor for deltat_coarse': %lld is outside the %lld samples",
               v, (long long)info->ndumps);
     info->src_shift_samples = (int)v;
 
-    AXB_TRY(positive_attr(fid, "planet radius", &d, err));
+    AXB_TRY(positive_attr(fid, AXB_NC_ATT_RADIUS, &d, err));
     info->planet_radius = d * 1e3;
-    AXB_TRY(finite_attr(fid, "kernel wavefield rmin", &d, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_RMIN, &d, err));
     info->min_radius = d * 1e3;
-    AXB_TRY(finite_attr(fid, "kernel wavefield rmax", &d, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_RMAX, &d, err));
     info->max_radius = d * 1e3;
     AXB_CHECK(err, info->min_radius >= 0 && info->min_radius < info->max_radius, AXB_ERR_FORMAT,
               "attributes 'kernel wavefield rmin/rmax': %g..%g km is not a radius range",
               info->min_radius / 1e3, info->max_radius / 1e3);
-    AXB_TRY(finite_attr(fid, "kernel wavefield colatmin", &info->min_d, err));
-    AXB_TRY(finite_attr(fid, "kernel wavefield colatmax", &info->max_d, err));
-    AXB_TRY(positive_attr(fid, "dominant source period", &info->period, err));
-    AXB_TRY(finite_attr(fid, "source depth in km", &d, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_COLATMIN, &info->min_d, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_COLATMAX, &info->max_d, err));
+    AXB_TRY(positive_attr(fid, AXB_NC_ATT_PERIOD, &info->period, err));
+    AXB_TRY(finite_attr(fid, AXB_NC_ATT_DEPTH, &d, err));
     info->source_depth = d * 1e3;
 
-    AXB_TRY(axb_h5_attr_string(fid, "source time function", info->stf, sizeof info->stf, err));
+    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_STF, info->stf, sizeof info->stf, err));
     if (stf_map_of(info->stf, &info->stf_map) != AXB_OK)
         return axb_error_set(err, AXB_ERR_UNSUPPORTED,
                              "attribute 'source time function': unknown STF '%s'", info->stf);
 
-    AXB_TRY(axb_h5_attr_string(fid, "background model", info->background_model,
+    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_MODEL, info->background_model,
                             sizeof info->background_model, err));
     info->external_model[0] = '\0';
     if (info->file_version >= 8 && axb_h5_attr_exists(fid, "external model name"))
-        AXB_TRY(axb_h5_attr_string(fid, "external model name", info->external_model,
+        AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_EXTERNAL_MODEL, info->external_model,
                                 sizeof info->external_model, err));
-    AXB_TRY(axb_h5_attr_int(fid, "attenuation", &v, err));
+    AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_ATTENUATION, &v, err));
     info->attenuation = v != 0;
     return AXB_OK;
 }
@@ -139,8 +139,8 @@ axb_status axb_db_check_consistent(hid_t fid, const axb_db_info *info, axb_error
 static bool stf_usable(hid_t fid, const char *grp, int64_t ndumps)
 {
     char a[64], b[64];
-    snprintf(a, sizeof a, "%s/stf_dump", grp);
-    snprintf(b, sizeof b, "%s/stf_d_dump", grp);
+    snprintf(a, sizeof a, "%s/" AXB_NC_VAR_STF, grp);
+    snprintf(b, sizeof b, "%s/" AXB_NC_VAR_STF_D, grp);
     if (!axb_h5_exists(fid, a) || !axb_h5_exists(fid, b)) return false;
     int r;
     hsize_t dims[H5U_MAXRANK];
@@ -157,7 +157,7 @@ static bool all_finite(const double *x, int64_t n)
 
 axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf_d, axb_error *err)
 {
-    static const char *const groups[] = {"/Snapshots", "", "/Surface"};
+    static const char *const groups[] = {"/" AXB_NC_GRP_SNAPSHOTS, "", "/Surface"};
     double *a = malloc((size_t)ndumps * sizeof *a), *b = malloc((size_t)ndumps * sizeof *b);
     if (!a || !b) {
         free(a);
@@ -168,8 +168,8 @@ axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf
     for (size_t g = 0; g < 3; g++) {
         if (!stf_usable(fid, groups[g], ndumps)) continue;
         char na[64], nb[64];
-        snprintf(na, sizeof na, "%s/stf_dump", groups[g]);
-        snprintf(nb, sizeof nb, "%s/stf_d_dump", groups[g]);
+        snprintf(na, sizeof na, "%s/" AXB_NC_VAR_STF, groups[g]);
+        snprintf(nb, sizeof nb, "%s/" AXB_NC_VAR_STF_D, groups[g]);
         axb_status st = axb_h5_read(fid, na, H5T_NATIVE_DOUBLE, 1, dims, a, err);
         if (!st) st = axb_h5_read(fid, nb, H5T_NATIVE_DOUBLE, 1, dims, b, err);
         if (st) {

@@ -10,6 +10,7 @@
 
 #include "core/unique.h"
 #include "io/db/db_internal.h"
+#include "io/db/db_names.h"
 #include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
@@ -17,9 +18,9 @@
 /* bulk reads take whole chunks when the request fills at least this share of those it touches */
 #define BULK_MIN_FILL 0.25
 
-static const char *const displ_names[3] = {"disp_s", "disp_p", "disp_z"};
-static const char *const strain_names[NV_MAX] = {"strain_dsus", "strain_dsuz", "strain_dpup",
-                                                 "strain_dsup", "strain_dzup", "straintrace"};
+static const char *const displ_names[3] = {AXB_NC_DISP_S, AXB_NC_DISP_P, AXB_NC_DISP_Z};
+static const char *const strain_names[NV_MAX] = {AXB_NC_STRAIN_DSUS, AXB_NC_STRAIN_DSUZ, AXB_NC_STRAIN_DPUP,
+                                                 AXB_NC_STRAIN_DSUP, AXB_NC_STRAIN_DZUP, AXB_NC_STRAIN_TRACE};
 
 typedef struct orig_file {
     hid_t fid;
@@ -74,7 +75,7 @@ static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool fir
 {
     static const char *const exc_name[] = {"monopole", "dipole", "quadpole"};
     char exc[64];
-    AXB_TRY(axb_h5_attr_string(fid, "excitation type", exc, sizeof exc, err));
+    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_EXCITATION, exc, sizeof exc, err));
     AXB_CHECK(err, !strcmp(exc, exc_name[info->excitation[sim]]), AXB_ERR_FORMAT,
               "attribute 'excitation type': '%s', but a %s simulation is a %s", exc,
               axb_sim_name(sim), exc_name[info->excitation[sim]]);
@@ -83,7 +84,7 @@ static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool fir
     int present = 0;
     for (int v = 0; v < nv; v++) {
         char path[128];
-        snprintf(path, sizeof path, "/Snapshots/%s", names[v]);
+        snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[v]);
         if (info->dump != AXB_DUMP_DISPL_ONLY && !axb_h5_exists(fid, path)) continue; /* read as 0 */
         bool tr = false;
         AXB_TRY(snapshot_axis(fid, path, info, &tr, err));
@@ -127,7 +128,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
             char path[128];
             const char *names[NV_MAX];
             run_vars(info, found->sims[k], names);
-            snprintf(path, sizeof path, "/Snapshots/%s", names[0]);
+            snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[0]);
             hid_t d = axb_h5_exists(fid, path) ? H5Dopen2(fid, path, H5P_DEFAULT) : -1;
             if (d >= 0 && (dcpl = H5Dget_create_plist(d)) >= 0) {
                 for (int i = 0; i < H5Pget_nfilters(dcpl); i++) {
@@ -198,7 +199,7 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
         H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
         for (int v = 0; v < f->nv; v++) {
             char path[128];
-            snprintf(path, sizeof path, "/Snapshots/%s", names[v]);
+            snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[v]);
             if (!axb_h5_exists(f->fid, path)) continue;
             f->dset[v] = H5Dopen2(f->fid, path, dapl);
             if (f->dset[v] < 0) {

@@ -5,7 +5,7 @@
 
 #include "axibulk/status.h"
 #include "io/db/db_names.h"
-#include "io/db/merged_write.h"
+#include "io/db/merged_internal.h"
 #include "io/hdf5/nc_check.h"
 
 /* Global attributes of the template, then the creator. */

@@ -12,7 +12,7 @@
 #include "core/agree.h"
 #include "core/mpi_check.h"
 #include "io/db/db_names.h"
-#include "io/db/merged_write.h"
+#include "io/db/merged_internal.h"
 #include "io/hdf5/block_writer.h"
 #include "io/hdf5/nc_check.h"
 

@@ -1,6 +1,6 @@
 /* The merged writer's operations (merged_write.h); the ways element data reach the file are in
  * merged_strategy.c. */
-#include "io/db/merged_write.h"
+#include "io/db/merged_internal.h"
 
 #include <netcdf.h>
 #include <netcdf_par.h>

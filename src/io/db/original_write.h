@@ -46,7 +46,7 @@ int64_t axb_original_chunk_points(int64_t nt, int64_t npoints);
 int axb_original_rows(axb_dump_type dump, axb_sim sim, int rows[6]);
 
 /* An original-layout writer for @p path (not collective; define is the first collective step).
- * @p def and what it points to must stay valid until close. */
+ * @p def is copied; the arrays it points to must stay valid until close. */
 AXB_NODISCARD axb_status axb_original_writer_create(MPI_Comm comm, const char *path, const axb_original_def *def,
                                                     axb_db_writer **out, axb_error *err);
 
