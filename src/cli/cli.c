@@ -101,7 +101,7 @@ static int report(const axb_cmd_env *env, const char *cmd, axb_status st, axb_er
 
 int axb_cli_run(int argc, char **argv, MPI_Comm comm, FILE *out, FILE *errout)
 {
-    axb_cmd_env env = {comm, 0, 1, out};
+    axb_cmd_env env = {comm, 0, 1, out, errout};
     MPI_Comm_rank(comm, &env.rank);
     MPI_Comm_size(comm, &env.size);
     axb_error err = AXB_ERROR_INIT;

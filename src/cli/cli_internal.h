@@ -34,6 +34,7 @@ typedef struct axb_cmd_env {
     MPI_Comm comm;
     int rank, size;
     FILE *out;                  /* rank 0 writes here */
+    FILE *errout;               /* messages and progress lines: the stream axb_cli_run was given */
 } axb_cmd_env;
 
 typedef axb_status (*axb_cmd_fn)(const axb_cmd_env *env, int argc, char **argv, axb_error *err);

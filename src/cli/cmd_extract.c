@@ -307,7 +307,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     }
     job.command = cmdline;
     axb_extract_job_result res;
-    if (!st) st = axb_extract_job_run(env->comm, &job, stderr, &res, err);
+    if (!st) st = axb_extract_job_run(env->comm, &job, env->errout, &res, err);
     if (!st && env->rank == 0) {
         char cached[64] = "";
         if (res.cache_hits > 0) snprintf(cached, sizeof cached, ", %lld from the element cache", (long long)res.cache_hits);

@@ -93,7 +93,7 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
     o.progress = !quiet;
 
     axb_mkdb_result r;
-    AXB_TRY(axb_mkdb_run(env->comm, &o, stderr, &r, err));
+    AXB_TRY(axb_mkdb_run(env->comm, &o, env->errout, &r, err));
     if (env->rank == 0)
         fprintf(env->out, "wrote %s: %d files, %lld elements, %lld GLL points, %lld samples, "
                           "%.2f MB in %.2f s (%.1f MB/s)\n",

@@ -81,7 +81,7 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     axb_repack_opts o = {pos[0], pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet, checkpoint, wm};
     AXB_TRY(parse_size(memory, &o.memory_bytes, err));
     axb_repack_result r;
-    AXB_TRY(axb_repack_run(env->comm, &o, stderr, &r, err));
+    AXB_TRY(axb_repack_run(env->comm, &o, env->errout, &r, err));
     if (env->rank == 0)
         fprintf(env->out,
                 "repacked %lld elements (%lld written by this run) into %s/merged_output.nc4 in %.2f s: "
