@@ -210,7 +210,9 @@ jid=$(SRC=$DB DST=$M MEMORY=64K CHECKPOINT=0 sbatch --parsable --export=ALL --ch
 interrupted=0
 if [ "$rc" = 0 ]; then
     for _ in $(seq 1 400); do
-        if [ -s "$M/merged_output.nc4.partial.done" ]; then scancel "$jid"; interrupted=1; break; fi
+        # the record (core/partial.h) holds a header line of < 64 bytes, then lists of finished elements
+        rec_size=$(stat -c %s "$M/merged_output.nc4.partial.record" 2>/dev/null || echo 0)
+        if [ "$rec_size" -gt 64 ]; then scancel "$jid"; interrupted=1; break; fi
         [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break
         sleep 0.05
     done
