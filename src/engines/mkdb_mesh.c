@@ -196,11 +196,90 @@ static axb_status eval_points(axb_mkdb_mesh *m, axb_error *err)
     return AXB_OK;
 }
 
+/* The arrays of a mesh of @p ne elements and @p npt points; *id: a grid-node numbering of
+ * @p ngrid nodes, all -1 (elements only). */
+static axb_status alloc_mesh(axb_mkdb_mesh *m, bool with_elements, int64_t ne, int64_t npt, int64_t ngrid,
+                             int32_t **id, axb_error *err)
+{
+    const int64_t np1 = m->npol + 1;
+    *id = NULL;
+    m->s = malloc((size_t)npt * sizeof *m->s);
+    m->z = malloc((size_t)npt * sizeof *m->z);
+    if (with_elements) {
+        m->sem = malloc((size_t)(ne * np1 * np1) * sizeof *m->sem);
+        m->fem = malloc((size_t)(ne * 4) * sizeof *m->fem);
+        m->axis = malloc((size_t)ne * sizeof *m->axis);
+        m->mid = malloc((size_t)ne * sizeof *m->mid);
+        *id = malloc((size_t)ngrid * sizeof **id);
+    }
+    if (!m->s || !m->z || (with_elements && (!m->sem || !m->fem || !m->axis || !m->mid || !*id))) {
+        free(*id);
+        *id = NULL;
+        axb_mkdb_mesh_free(m);
+        return axb_error_set(err, AXB_ERR_NOMEM, "mesh of %lld elements", (long long)ne);
+    }
+    if (*id)
+        for (int64_t k = 0; k < ngrid; k++) (*id)[k] = -1;
+    return AXB_OK;
+}
+
+/* Corners, axis flag and mid point of element @p e from its sem row. */
+static void element_facts(axb_mkdb_mesh *m, int64_t e, bool axis)
+{
+    const int N = m->npol, np1 = N + 1;
+    const int32_t *sem = m->sem + e * np1 * np1;
+    m->fem[e * 4 + 0] = sem[0];
+    m->fem[e * 4 + 1] = sem[N];
+    m->fem[e * 4 + 2] = sem[N * np1 + N];
+    m->fem[e * 4 + 3] = sem[N * np1];
+    m->axis[e] = axis;
+    m->mid[e] = sem[(N / 2) * np1 + N / 2];
+}
+
+/* Numbers and places every point, element by element (displ_only: shared points once, through
+ * the grid-node numbering @p id; strain_only: the interior points of each element). Returns the
+ * number of points placed. */
+static int64_t number_points(const grid *g, axb_mkdb_mesh *m, bool with_elements, int64_t ncol, int32_t *id)
+{
+    const int N = g->npol, np1 = N + 1;
+    int64_t next = 0;
+    for (int k = 0; k < g->ntheta; k++) {
+        const bool axis = k == 0 || k == g->ntheta - 1;
+        const double *xi_pts = axis ? m->glj : m->gll;
+        for (int l = 0; l < g->nrad; l++) {
+            const int64_t e = (int64_t)k * g->nrad + l;
+            for (int j = 0; j < np1; j++) {
+                const double r = layer_node(g, m->gll, l, j);
+                for (int i = 0; i < np1; i++) {
+                    double theta;
+                    int64_t a;
+                    column_node(g, xi_pts, k, i, &theta, &a);
+                    if (!with_elements) {
+                        if (i == 0 || i == N || j == 0 || j == N) continue;
+                        place(g, theta, a, r, &m->s[next], &m->z[next]);
+                        next++;
+                        continue;
+                    }
+                    const int64_t gi = ((int64_t)l * N + j) * ncol + a;
+                    if (id[gi] < 0) {
+                        id[gi] = (int32_t)next;
+                        place(g, theta, a, r, &m->s[next], &m->z[next]);
+                        next++;
+                    }
+                    m->sem[(e * np1 + j) * np1 + i] = id[gi];
+                }
+            }
+            if (with_elements) element_facts(m, e, axis);
+        }
+    }
+    return next;
+}
+
 axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, axb_mkdb_mesh *m,
                                axb_error *err)
 {
     memset(m, 0, sizeof *m);
-    const int N = plan->npol, np1 = N + 1;
+    const int N = plan->npol;
     m->npol = N;
     AXB_TRY(axb_mkdb_basis(N, m->gll, m->glj, m->G1, m->G2, err));
     const grid g = {N, plan->ntheta, plan->nrad, PI / plan->ntheta,
@@ -213,75 +292,22 @@ axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, ax
               (long long)npt);
     m->nelem = with_elements ? ne : 0;
     m->has_elements = with_elements;
-    m->s = malloc((size_t)npt * sizeof *m->s);
-    m->z = malloc((size_t)npt * sizeof *m->z);
     int32_t *id = NULL;
-    if (with_elements) {
-        m->sem = malloc((size_t)(ne * np1 * np1) * sizeof *m->sem);
-        m->fem = malloc((size_t)(ne * 4) * sizeof *m->fem);
-        m->axis = malloc((size_t)ne * sizeof *m->axis);
-        m->mid = malloc((size_t)ne * sizeof *m->mid);
-        id = malloc((size_t)(ncol * nrow) * sizeof *id);
-    }
-    if (!m->s || !m->z || (with_elements && (!m->sem || !m->fem || !m->axis || !m->mid || !id))) {
-        free(id);
-        axb_mkdb_mesh_free(m);
-        return axb_error_set(err, AXB_ERR_NOMEM, "mesh of %lld elements", (long long)ne);
-    }
-    if (id)
-        for (int64_t k = 0; k < ncol * nrow; k++) id[k] = -1;
-
-    int64_t next = 0;
-    for (int k = 0; k < g.ntheta; k++) {
-        const bool axis = k == 0 || k == g.ntheta - 1;
-        const double *xi_pts = axis ? m->glj : m->gll;
-        for (int l = 0; l < g.nrad; l++) {
-            const int64_t e = (int64_t)k * g.nrad + l;
-            for (int j = 0; j < np1; j++) {
-                const double r = layer_node(&g, m->gll, l, j);
-                for (int i = 0; i < np1; i++) {
-                    double theta;
-                    int64_t a;
-                    column_node(&g, xi_pts, k, i, &theta, &a);
-                    if (!with_elements) {
-                        if (i == 0 || i == N || j == 0 || j == N) continue;
-                        place(&g, theta, a, r, &m->s[next], &m->z[next]);
-                        next++;
-                        continue;
-                    }
-                    const int64_t gi = ((int64_t)l * N + j) * ncol + a;
-                    if (id[gi] < 0) {
-                        id[gi] = (int32_t)next;
-                        place(&g, theta, a, r, &m->s[next], &m->z[next]);
-                        next++;
-                    }
-                    m->sem[(e * np1 + j) * np1 + i] = id[gi];
-                }
-            }
-            if (!with_elements) continue;
-            const int32_t *sem = m->sem + e * np1 * np1;
-            m->fem[e * 4 + 0] = sem[0];
-            m->fem[e * 4 + 1] = sem[N];
-            m->fem[e * 4 + 2] = sem[N * np1 + N];
-            m->fem[e * 4 + 3] = sem[N * np1];
-            m->axis[e] = axis;
-            m->mid[e] = sem[(N / 2) * np1 + N / 2];
-        }
-    }
+    AXB_TRY(alloc_mesh(m, with_elements, ne, npt, ncol * nrow, &id, err));
+    const int64_t next = number_points(&g, m, with_elements, ncol, id);
     free(id);
-    if (next == npt && with_elements) {
-        m->npoints = npt;
-        axb_status st = eval_points(m, err);
-        if (st) {
-            axb_mkdb_mesh_free(m);
-            return st;
-        }
-    }
     if (next != npt) {
         axb_mkdb_mesh_free(m);
         return axb_error_set(err, AXB_ERR_INTERNAL, "mesh: numbered %lld of %lld points",
                              (long long)next, (long long)npt);
     }
     m->npoints = npt;
+    if (with_elements) {
+        axb_status st = eval_points(m, err);
+        if (st) {
+            axb_mkdb_mesh_free(m);
+            return st;
+        }
+    }
     return AXB_OK;
 }
