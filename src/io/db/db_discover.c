@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "io/db/db_internal.h"
+#include "io/db/db_names.h"
 
 #define MAX_HITS 16
 #define MAX_DEPTH 4
@@ -31,8 +32,7 @@ static int cmp_desc(const void *a, const void *b)
 
 static bool is_db_name(const char *n)
 {
-    return !strcmp(n, "ordered_output.nc4") || !strcmp(n, "axisem_output.nc4") ||
-           !strcmp(n, "merged_output.nc4");
+    return !strcmp(n, AXB_NC_FILE_ORIGINAL) || !strcmp(n, AXB_NC_FILE_AXISEM) || !strcmp(n, AXB_NC_FILE_MERGED);
 }
 
 static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
@@ -72,7 +72,7 @@ static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
                 hit *h = &w->hits[w->nhits];
                 snprintf(h->path, sizeof h->path, "%s", path);
                 h->rel = h->path + w->rootlen + (h->path[w->rootlen] == '/');
-                h->merged = !strcmp(names[i], "merged_output.nc4");
+                h->merged = !strcmp(names[i], AXB_NC_FILE_MERGED);
             }
             w->nhits++;
         }
@@ -125,8 +125,8 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
     if (st) goto done;
     if (w->nhits == 0) {
         st = axb_error_set(err, AXB_ERR_IO,
-                           "%s: no AxiSEM database file (ordered_output.nc4, axisem_output.nc4 or "
-                           "merged_output.nc4) in it or up to %d folders below", path, MAX_DEPTH);
+                           "%s: no AxiSEM database file (" AXB_NC_FILE_ORIGINAL ", " AXB_NC_FILE_AXISEM " or "
+                           AXB_NC_FILE_MERGED ") in it or up to %d folders below", path, MAX_DEPTH);
         goto done;
     }
     if (w->nhits != 1 && w->nhits != 2 && w->nhits != 4) {

@@ -8,6 +8,7 @@
 /* files */
 #define AXB_NC_FILE_ORIGINAL "ordered_output.nc4"
 #define AXB_NC_FILE_MERGED "merged_output.nc4"
+#define AXB_NC_FILE_AXISEM "axisem_output.nc4" /* older AxiSEM name of the original layout */
 
 /* groups */
 #define AXB_NC_GRP_MESH "Mesh"
