@@ -70,10 +70,8 @@ static void test_options(check_ctx *T)
     long n = 0;
     double x = 0;
     const axb_opt opts[] = {
-        {"json", 0, AXB_OPT_FLAG, &flag, NULL, "j"},
-        {"db", 'd', AXB_OPT_STRING, &db, "DIR", "d"},
-        {"count", 0, AXB_OPT_INT, &n, "N", "n"},
-        {"dt", 0, AXB_OPT_DOUBLE, &x, "S", "x"},
+        {"json", 0, AXB_OPT_FLAG, &flag, NULL, "j"}, {"db", 'd', AXB_OPT_STRING, &db, "DIR", "d"},
+        {"count", 0, AXB_OPT_INT, &n, "N", "n"},     {"dt", 0, AXB_OPT_DOUBLE, &x, "S", "x"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
     char *argv1[] = {"--json", "-d", "/x", "pos1", "--count=12", "--dt", "0.25", "--", "--json"};

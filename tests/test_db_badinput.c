@@ -13,15 +13,24 @@
 #include "support/minidb.h"
 #include "test_util.h"
 
-typedef enum damage { NONE, TEXT_FILE, EMPTY_FILE, TRUNCATE, EXTRA_FILE, NO_FILES, MISSING_DIR,
-                      DROP_MXY, DROP_TWO_FWD } damage;
+typedef enum damage {
+    NONE,
+    TEXT_FILE,
+    EMPTY_FILE,
+    TRUNCATE,
+    EXTRA_FILE,
+    NO_FILES,
+    MISSING_DIR,
+    DROP_MXY,
+    DROP_TWO_FWD
+} damage;
 
 typedef struct bad_case {
     const char *name;
     minidb_opts o;
     damage d;
     axb_status want;
-    const char *msg1, *msg2;    /* substrings the message must contain */
+    const char *msg1, *msg2; /* substrings the message must contain */
 } bad_case;
 
 static int write_text(const char *path, const char *text)
@@ -56,9 +65,8 @@ static int make_case(const char *dir, const bad_case *c)
     case DROP_MXY:
     case DROP_TWO_FWD: {
         char cmd[4096];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s/MXY_MXX_M_MYY'%s%s%s", dir,
-                 c->d == DROP_TWO_FWD ? " '" : "", c->d == DROP_TWO_FWD ? dir : "",
-                 c->d == DROP_TWO_FWD ? "/MXZ_MYZ'" : "");
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/MXY_MXX_M_MYY'%s%s%s", dir, c->d == DROP_TWO_FWD ? " '" : "",
+                 c->d == DROP_TWO_FWD ? dir : "", c->d == DROP_TWO_FWD ? "/MXZ_MYZ'" : "");
         return system(cmd);
     }
     default: return 0;
@@ -81,31 +89,75 @@ int main(int argc, char **argv)
         {"text_file", bwd, TEXT_FILE, AXB_ERR_FORMAT, "PZ/Data/ordered_output.nc4", "not an HDF5"},
         {"empty_file", bwd, EMPTY_FILE, AXB_ERR_FORMAT, "PZ/Data/ordered_output.nc4", "file is empty"},
         {"truncated", bwd, TRUNCATE, AXB_ERR_FORMAT, "PZ/Data/ordered_output.nc4", "truncated"},
-        {"no_sem_mesh", {.px = true, .pz = true, .omit_var = "/Mesh/sem_mesh"}, NONE, AXB_ERR_FORMAT,
-         "PX/Data/ordered_output.nc4", "variable '/Mesh/sem_mesh': not found"},
-        {"no_disp_z", {.pz = true, .omit_var = "/Snapshots/disp_z"}, NONE, AXB_ERR_FORMAT,
-         "PZ/Data/ordered_output.nc4", "'/Snapshots/disp_z': not found"},
-        {"no_npol", {.pz = true, .omit_attr = "npol"}, NONE, AXB_ERR_FORMAT, "ordered_output.nc4",
+        {"no_sem_mesh",
+         {.px = true, .pz = true, .omit_var = "/Mesh/sem_mesh"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "PX/Data/ordered_output.nc4",
+         "variable '/Mesh/sem_mesh': not found"},
+        {"no_disp_z",
+         {.pz = true, .omit_var = "/Snapshots/disp_z"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "PZ/Data/ordered_output.nc4",
+         "'/Snapshots/disp_z': not found"},
+        {"no_npol",
+         {.pz = true, .omit_attr = "npol"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "ordered_output.nc4",
          "attribute 'npol': not found"},
-        {"no_stf", {.pz = true, .omit_var = "/Surface/stf_d_dump"}, NONE, AXB_ERR_FORMAT,
-         "ordered_output.nc4", "no usable source time function"},
-        {"version6", {.pz = true, .file_version = 6}, NONE, AXB_ERR_UNSUPPORTED, "'file version': 6",
+        {"no_stf",
+         {.pz = true, .omit_var = "/Surface/stf_d_dump"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "ordered_output.nc4",
+         "no usable source time function"},
+        {"version6",
+         {.pz = true, .file_version = 6},
+         NONE,
+         AXB_ERR_UNSUPPORTED,
+         "'file version': 6",
          "older than version 7"},
-        {"dump_type", {.pz = true, .dump_type = "displ_velo"}, NONE, AXB_ERR_UNSUPPORTED,
-         "ordered_output.nc4", "unknown dump type 'displ_velo'"},
-        {"nan_dt", {.pz = true, .nan_attr = "strain dump sampling rate in sec"}, NONE, AXB_ERR_FORMAT,
-         "'strain dump sampling rate in sec'", "not a finite number"},
+        {"dump_type",
+         {.pz = true, .dump_type = "displ_velo"},
+         NONE,
+         AXB_ERR_UNSUPPORTED,
+         "ordered_output.nc4",
+         "unknown dump type 'displ_velo'"},
+        {"nan_dt",
+         {.pz = true, .nan_attr = "strain dump sampling rate in sec"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "'strain dump sampling rate in sec'",
+         "not a finite number"},
         {"bad_sem", {.pz = true, .bad_sem = true}, NONE, AXB_ERR_FORMAT, "sem_mesh", "element 1"},
-        {"disagree", {.px = true, .pz = true, .pz_ndumps = 11}, NONE, AXB_ERR_FORMAT,
-         "PZ/Data/ordered_output.nc4", "number of samples differs"},
-        {"excitation", {.px = true, .pz = true, .wrong_excitation = "dipole"}, NONE, AXB_ERR_FORMAT,
-         "PZ/Data", "a PZ simulation is a monopole"},
+        {"disagree",
+         {.px = true, .pz = true, .pz_ndumps = 11},
+         NONE,
+         AXB_ERR_FORMAT,
+         "PZ/Data/ordered_output.nc4",
+         "number of samples differs"},
+        {"excitation",
+         {.px = true, .pz = true, .wrong_excitation = "dipole"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "PZ/Data",
+         "a PZ simulation is a monopole"},
         {"fwd_three", {.forward = true}, DROP_MXY, AXB_ERR_FORMAT, "found 3 database files", "MZZ"},
         {"fwd_two", {.forward = true}, DROP_TWO_FWD, AXB_ERR_FORMAT, "needs all four", "MXZ_MYZ"},
-        {"merged_strain", {.pz = true, .merged = true, .dump_type = "strain_only"}, NONE,
-         AXB_ERR_UNSUPPORTED, "merged_output.nc4", "displacement only"},
-        {"merged_no_data", {.px = true, .pz = true, .merged = true, .omit_var = "/MergedSnapshots"},
-         NONE, AXB_ERR_FORMAT, "merged_output.nc4", "'/MergedSnapshots': not found"},
+        {"merged_strain",
+         {.pz = true, .merged = true, .dump_type = "strain_only"},
+         NONE,
+         AXB_ERR_UNSUPPORTED,
+         "merged_output.nc4",
+         "displacement only"},
+        {"merged_no_data",
+         {.px = true, .pz = true, .merged = true, .omit_var = "/MergedSnapshots"},
+         NONE,
+         AXB_ERR_FORMAT,
+         "merged_output.nc4",
+         "'/MergedSnapshots': not found"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const bad_case *c = &cases[k];
@@ -123,8 +175,8 @@ int main(int argc, char **argv)
         if (db) axb_db_close(&db);
         /* rank 0 saw the cause; the others were told, and carry the same text */
         axb_status want = T.rank == 0 ? c->want : AXB_ERR_REMOTE;
-        CHECK_MSG(&T, st == want, "%s: status %d (%s), want %d; message: %s", c->name, (int)st,
-                  axb_strerror(st), (int)want, err.msg);
+        CHECK_MSG(&T, st == want, "%s: status %d (%s), want %d; message: %s", c->name, (int)st, axb_strerror(st),
+                  (int)want, err.msg);
         CHECK_CONTAINS(&T, err.msg, c->msg1);
         CHECK_CONTAINS(&T, err.msg, c->msg2);
         CHECK(&T, strchr(err.msg, '\n') == NULL);

@@ -101,10 +101,13 @@ static void check_job(check_ctx *T, const char *dir)
     axb_receiver rec[NR];
     const double depth[NS] = {50e3, 300e3, 700e3};
     for (int k = 0; k < NS; k++)
-        src[k] = (axb_source){.type = AXB_SRC_MOMENT, .lat = 10.0 * k, .lon = 5.0, .depth = depth[k],
-                              .m = {1e18, -0.5e18, -0.5e18, 2e17, -3e17, 1e17}, .time_shift = NAN};
-    for (int r = 0; r < NR; r++)
-        rec[r] = (axb_receiver){.lat = 3.0 * r - 4.0, .lon = 12.0 + 4.0 * r, .depth = NAN};
+        src[k] = (axb_source){.type = AXB_SRC_MOMENT,
+                              .lat = 10.0 * k,
+                              .lon = 5.0,
+                              .depth = depth[k],
+                              .m = {1e18, -0.5e18, -0.5e18, 2e17, -3e17, 1e17},
+                              .time_shift = NAN};
+    for (int r = 0; r < NR; r++) rec[r] = (axb_receiver){.lat = 3.0 * r - 4.0, .lon = 12.0 + 4.0 * r, .depth = NAN};
     int64_t rs[NS * NR], rr[NS * NR];
     axb_pair_ref pairs[NS * NR];
     for (int k = 0; k < NS * NR; k++) {
@@ -114,10 +117,18 @@ static void check_job(check_ctx *T, const char *dir)
     }
     char out[900];
     snprintf(out, sizeof out, "%s/job.h5", dir);
-    axb_extract_job job = {.db_path = "memory:bwd", .opts = AXB_EXTRACT_OPTS_DEFAULT, .nrows = NS * NR,
-                           .sources = src, .nsources = NS, .receivers = rec, .nreceivers = NR,
-                           .row_source = rs, .row_receiver = rr, .output = out,
-                           .format = AXB_OUT_BULK, .precision = AXB_FLOAT64};
+    axb_extract_job job = {.db_path = "memory:bwd",
+                           .opts = AXB_EXTRACT_OPTS_DEFAULT,
+                           .nrows = NS * NR,
+                           .sources = src,
+                           .nsources = NS,
+                           .receivers = rec,
+                           .nreceivers = NR,
+                           .row_source = rs,
+                           .row_receiver = rr,
+                           .output = out,
+                           .format = AXB_OUT_BULK,
+                           .precision = AXB_FLOAT64};
     snprintf(job.opts.components, sizeof job.opts.components, "ZNE");
     axb_extract_job_result res;
     axb_error err = AXB_ERROR_INIT;

@@ -77,8 +77,7 @@ static void check_100s_mesh(check_ctx *T, const axb_db *db, bool original_order)
     CHECK(T, m->gll[0] == -1 && m->gll[2] == 0 && m->gll[4] == 1);
     CHECK_CLOSE(T, m->gll[1], -sqrt(3.0 / 7.0), 1e-15);
     CHECK_CLOSE(T, m->gll[3], sqrt(3.0 / 7.0), 1e-15);
-    CHECK(T, m->glj[1] == -0.507787629558315 && m->glj[2] == 0.13230082077732325 &&
-                 m->glj[3] == 0.7088201421143251);
+    CHECK(T, m->glj[1] == -0.507787629558315 && m->glj[2] == 0.13230082077732325 && m->glj[3] == 0.7088201421143251);
     /* G2[i][k] = l_k'(gll_i): rows sum to zero (derivative of a constant), and the stored values
      * are float32-rounded */
     double worst_row = 0;
@@ -113,8 +112,8 @@ static int64_t *match_elements(const axb_mesh *a, const axb_mesh *b)
 
 /* Compares every element of db @p a with its match in @p b, variables a_vars[k] of a against
  * b_vars[k] of b. Elements are shared among ranks; reads are collective. */
-static void compare_layouts(check_ctx *T, axb_db *a, axb_db *b, int nv, const int *a_vars,
-                            const int *b_vars, int rank, int size)
+static void compare_layouts(check_ctx *T, axb_db *a, axb_db *b, int nv, const int *a_vars, const int *b_vars, int rank,
+                            int size)
 {
     const axb_mesh *ma = axb_db_get_mesh(a), *mb = axb_db_get_mesh(b);
     int64_t *map = match_elements(ma, mb);
@@ -142,8 +141,7 @@ static void compare_layouts(check_ctx *T, axb_db *a, axb_db *b, int nv, const in
                 diff += x != y;
                 if (fabsf(x) > peak) peak = fabsf(x);
             }
-    CHECK_MSG(T, diff == 0, "%ld of %lld values differ between layouts", diff,
-              (long long)(n * nv * per));
+    CHECK_MSG(T, diff == 0, "%ld of %lld values differ between layouts", diff, (long long)(n * nv * per));
     CHECK(T, n == 0 || peak > 0); /* not comparing zeros with zeros */
     free(ba);
     free(bb);
@@ -193,8 +191,7 @@ static void check_against_raw(check_ctx *T, axb_db *db, int rank)
                     for (int j = 0; j < 5; j++) ids[i * 5 + j] = m->sem[(elems[k] * 5 + j) * 5 + i];
                 raw_points(in->files[f], var, nt, 25, ids, raw);
                 for (int q = 0; q < 25; q++)
-                    for (int64_t t = 0; t < nt; t++)
-                        diff += raw[q * nt + t] != blk[k * fb + (gv * 25 + q) * nt + t];
+                    for (int64_t t = 0; t < nt; t++) diff += raw[q * nt + t] != blk[k * fb + (gv * 25 + q) * nt + t];
             }
         }
         f++;
@@ -291,8 +288,8 @@ int main(int argc, char **argv)
         float *out = malloc(3 * (size_t)nv * 73 * 4), *raw = malloc(3 * 73 * 4);
         axb_error err = AXB_ERROR_INIT;
         CHECK_MSG(&T, axb_db_read_points(strain, 3, ids, AXB_IO_COLLECTIVE, out, &err) == AXB_OK, "%s", err.msg);
-        static const char *const sn[6] = {"strain_dsus", "strain_dsuz", "strain_dpup", "strain_dsup",
-                                          "strain_dzup", "straintrace"};
+        static const char *const sn[6] = {"strain_dsus", "strain_dsuz", "strain_dpup",
+                                          "strain_dsup", "strain_dzup", "straintrace"};
         long diff = 0, nonzero = 0;
         for (int f = 0; f < 2; f++)
             for (int v = 0; v < 6; v++) {

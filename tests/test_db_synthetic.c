@@ -12,7 +12,10 @@
 #include "test_util.h"
 
 /* Canonical variable index (s, phi, z = 0, 1, 2) of block variable c of a run. */
-static int canon(int ncomp, int c) { return ncomp == 2 && c == 1 ? 2 : c; }
+static int canon(int ncomp, int c)
+{
+    return ncomp == 2 && c == 1 ? 2 : c;
+}
 
 static void check_elements(check_ctx *T, axb_db *db, axb_io_mode mode, int rank, int size)
 {
@@ -34,8 +37,7 @@ static void check_elements(check_ctx *T, axb_db *db, axb_io_mode mode, int rank,
     CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
     axb_db_get_io_stats(db, &after);
     int64_t calls = after.read_calls - before.read_calls;
-    CHECK_MSG(T, calls == (in->layout == AXB_LAYOUT_MERGED ? 1 : in->nvars),
-              "%lld read calls", (long long)calls);
+    CHECK_MSG(T, calls == (in->layout == AXB_LAYOUT_MERGED ? 1 : in->nvars), "%lld read calls", (long long)calls);
     int64_t uniq_bytes = (int64_t)(n ? n - 1 : 0) * bf * 4;
     if (in->layout == AXB_LAYOUT_MERGED)
         CHECK_MSG(T, after.bytes_read - before.bytes_read == uniq_bytes, "%lld bytes vs %lld",
@@ -156,8 +158,8 @@ int main(int argc, char **argv)
             long bad = 0;
             for (int64_t e = 0; e < m->nelem; e++) {
                 const int32_t *sm = m->sem + e * 25;
-                bad += m->fem[e * 4] != sm[0] || m->fem[e * 4 + 1] != sm[4] ||
-                       m->fem[e * 4 + 2] != sm[24] || m->fem[e * 4 + 3] != sm[20];
+                bad += m->fem[e * 4] != sm[0] || m->fem[e * 4 + 1] != sm[4] || m->fem[e * 4 + 2] != sm[24] ||
+                    m->fem[e * 4 + 3] != sm[20];
                 bad += m->mp_s[e] != m->s[sm[12]] || m->mp_z[e] != m->z[sm[12]];
             }
             CHECK(&T, bad == 0);
@@ -168,8 +170,7 @@ int main(int argc, char **argv)
             check_points(&T, db, AXB_IO_INDEPENDENT, T.rank);
             int64_t e0 = 0;
             float dummy;
-            CHECK(&T, axb_db_read_elements(db, 1, &e0, AXB_IO_COLLECTIVE, &dummy, &err) ==
-                          AXB_ERR_UNSUPPORTED);
+            CHECK(&T, axb_db_read_elements(db, 1, &e0, AXB_IO_COLLECTIVE, &dummy, &err) == AXB_ERR_UNSUPPORTED);
         }
         /* a request for an element that does not exist fails on every rank, nobody hangs */
         if (!cfgs[c].o.strain) {

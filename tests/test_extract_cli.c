@@ -144,8 +144,8 @@ int main(int argc, char **argv)
                "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494\n"
                "mt 20 -20 5000 1 2 3 4 5 6  21 -21\n");
     snprintf(out1, sizeof out1, "%s/pairs.h5", dir);
-    const char *a1[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision",
-                        "float64", "-o", out1, "-q"};
+    const char *a1[] = {"extract", "--db",        DB,        "--pairs", path, "--components",
+                        "ZNERT",   "--precision", "float64", "-o",      out1, "-q"};
     CHECK(&T, run_cli(a1, 12) == 0);
     if (T.rank == 0) {
         double *x = NULL;
@@ -183,14 +183,16 @@ int main(int argc, char **argv)
     {
         char outc[1100];
         snprintf(outc, sizeof outc, "%s/pairs_cold.h5", dir);
-        const char *ac[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision",
-                            "float64", "--cold-batches", "--batch-mb", "1", "-o", outc, "-q"};
+        const char *ac[] = {"extract", "--db",        DB,        "--pairs",        path,         "--components",
+                            "ZNERT",   "--precision", "float64", "--cold-batches", "--batch-mb", "1",
+                            "-o",      outc,          "-q"};
         CHECK(&T, run_cli(ac, 15) == 0);
         if (T.rank == 0) {
             double *x = NULL, *y = NULL;
             int64_t d1[3], d2[3];
             int64_t n1 = read_bulk(out1, &x, d1), n2 = read_bulk(outc, &y, d2);
-            CHECK_MSG(&T, n1 > 0 && n1 == n2 && !memcmp(x, y, (size_t)n1 * sizeof *x), "--cold-batches changed the result");
+            CHECK_MSG(&T, n1 > 0 && n1 == n2 && !memcmp(x, y, (size_t)n1 * sizeof *x),
+                      "--cold-batches changed the result");
             free(x);
             free(y);
         }
@@ -201,8 +203,9 @@ int main(int argc, char **argv)
     {
         char outf[1100];
         snprintf(outf, sizeof outf, "%s/pairs_lp.h5", dir);
-        const char *af[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision",
-                            "float64", "--lowpass", "0.005", "--zerophase", "-o", outf, "-q"};
+        const char *af[] = {"extract", "--db",        DB,        "--pairs",   path,    "--components",
+                            "ZNERT",   "--precision", "float64", "--lowpass", "0.005", "--zerophase",
+                            "-o",      outf,          "-q"};
         CHECK(&T, run_cli(af, 15) == 0);
         if (T.rank == 0) {
             double *x = NULL, *y = NULL;
@@ -213,7 +216,8 @@ int main(int argc, char **argv)
             axb_filter_plan *fp = NULL;
             axb_error ferr = AXB_ERROR_INIT;
             CHECK(&T, axb_filter_plan_create(&fs, d1[2], 24.724845445855724, &fp, &ferr) == AXB_OK);
-            for (int64_t k = 0; fp && k < d1[0] * d1[1]; k++) CHECK(&T, axb_filter_apply(fp, x + k * d1[2], &ferr) == AXB_OK);
+            for (int64_t k = 0; fp && k < d1[0] * d1[1]; k++)
+                CHECK(&T, axb_filter_apply(fp, x + k * d1[2], &ferr) == AXB_OK);
             double e = 0, pk = 0;
             for (int64_t i = 0; i < n1 && n1 == n2; i++) {
                 e = fmax(e, fabs(x[i] - y[i]));
@@ -230,8 +234,9 @@ int main(int argc, char **argv)
         snprintf(wis, sizeof wis, "%s/fftw.wisdom", dir);
         snprintf(outw, sizeof outw, "%s/pairs_lp_w.h5", dir);
         snprintf(outw2, sizeof outw2, "%s/pairs_lp_w2.h5", dir);
-        const char *aw[] = {"extract", "--db", DB, "--pairs", path, "--components", "ZNERT", "--precision", "float64",
-                            "--lowpass", "0.005", "--zerophase", "--fftw-wisdom", wis, "-o", outw, "-q"};
+        const char *aw[] = {"extract",       "--db",        DB,        "--pairs",   path,    "--components",
+                            "ZNERT",         "--precision", "float64", "--lowpass", "0.005", "--zerophase",
+                            "--fftw-wisdom", wis,           "-o",      outw,        "-q"};
         CHECK(&T, run_cli(aw, 17) == 0);
         aw[15] = outw2;
         CHECK(&T, run_cli(aw, 17) == 0);
@@ -250,19 +255,21 @@ int main(int argc, char **argv)
                 pk = fmax(pk, fabs(x[i]));
             }
             CHECK_MSG(&T, pk > 0 && e <= 1e-12 * pk, "MEASURE vs ESTIMATE plans: %g of peak", e / pk);
-            CHECK_MSG(&T, n2 == n3 && y && z && !memcmp(y, z, (size_t)n2 * sizeof *y), "runs with the same wisdom differ");
+            CHECK_MSG(&T, n2 == n3 && y && z && !memcmp(y, z, (size_t)n2 * sizeof *y),
+                      "runs with the same wisdom differ");
             free(x);
             free(y);
             free(z);
         }
         write_text(T.rank, wis, "this is not wisdom\n");
         aw[15] = outw;
-        const char *awf[] = {"extract", "--db", DB, "--pairs", path, "--lowpass", "0.005", "--fftw-wisdom", wis,
-                             "-o", outw, "--force", "-q"};
+        const char *awf[] = {"extract",       "--db", DB,   "--pairs", path,      "--lowpass", "0.005",
+                             "--fftw-wisdom", wis,    "-o", outw,      "--force", "-q"};
         CHECK(&T, run_cli(awf, 13) == AXB_EXIT_INPUT);
         const char *awn[] = {"extract", "--db", DB, "--pairs", path, "--fftw-wisdom", wis, "-o", outw, "--force", "-q"};
         CHECK(&T, run_cli(awn, 11) == AXB_EXIT_INPUT);
-        const char *bad[] = {"extract", "--db", DB, "--pairs", path, "--lowpass", "0.005", "--highpass", "0.001", "-o", outf, "--force"};
+        const char *bad[] = {"extract", "--db",       DB,      "--pairs", path, "--lowpass",
+                             "0.005",   "--highpass", "0.001", "-o",      outf, "--force"};
         CHECK(&T, run_cli(bad, 12) == AXB_EXIT_INPUT);
         const char *bad2[] = {"extract", "--db", DB, "--pairs", path, "--bandpass", "0.005", "-o", outf, "--force"};
         CHECK(&T, run_cli(bad2, 10) == AXB_EXIT_INPUT);
@@ -271,8 +278,10 @@ int main(int argc, char **argv)
     /* 2. YAML job file, the command line overriding its output and layout (merged database) */
     snprintf(path, sizeof path, "%s/job.yaml", dir);
     char yaml[4096];
-    snprintf(yaml, sizeof yaml, "db: %s\npairs: %s/pairs.txt\ncomponents: ZNERT\nprecision: float64\n"
-                                "output: %s/never.h5\nquiet: true\n", DB, dir, dir);
+    snprintf(yaml, sizeof yaml,
+             "db: %s\npairs: %s/pairs.txt\ncomponents: ZNERT\nprecision: float64\n"
+             "output: %s/never.h5\nquiet: true\n",
+             DB, dir, dir);
     write_text(T.rank, path, yaml);
     snprintf(out2, sizeof out2, "%s/job.h5", dir);
     const char *a2[] = {"extract", "--job", path, "--db", MERGED, "-o", out2};
@@ -298,9 +307,9 @@ int main(int argc, char **argv)
         char out3[1100];
         snprintf(out3, sizeof out3, "%s/job_small_batches.h5", dir);
         snprintf(path, sizeof path, "%s/pairs.txt", dir);
-        const char *a2b[] = {"extract", "--db", MERGED, "--pairs", path, "--components", "ZNERT", "--precision",
-                             "float64", "--batch-mb", "1", "--independent-reads", "--write-mode", "collective",
-                             "-o", out3, "-q"};
+        const char *a2b[] = {"extract",      "--db",        MERGED,    "--pairs",    path, "--components",
+                             "ZNERT",        "--precision", "float64", "--batch-mb", "1",  "--independent-reads",
+                             "--write-mode", "collective",  "-o",      out3,         "-q"};
         CHECK(&T, run_cli(a2b, 17) == 0);
         if (T.rank == 0) {
             double *x = NULL, *y = NULL;
@@ -330,12 +339,13 @@ int main(int argc, char **argv)
              "Mrr:       1e+25\nMtt:       -1e+25\nMpp:       0\nMrt:       0\nMrp:       0\nMtp:       0\n",
              axb_geographic_latitude(89.91), axb_geographic_latitude(89.91));
     write_text(T.rank, cmt, txt);
-    snprintf(txt, sizeof txt, "Q56A TA %.10f 74.4940 0.0 0.0\nB000 XX -20.0 30.0 100.0 0.0\nC000 XX 60.0 -100.0 0.0 0.0\n",
+    snprintf(txt, sizeof txt,
+             "Q56A TA %.10f 74.4940 0.0 0.0\nB000 XX -20.0 30.0 100.0 0.0\nC000 XX 60.0 -100.0 0.0 0.0\n",
              axb_geographic_latitude(42.639));
     write_text(T.rank, sta, txt);
     snprintf(out2, sizeof out2, "%s/cross.h5", dir);
-    const char *a3[] = {"extract", "--db", DB, "--cmt", cmt, "--stations", sta, "--components", "Z",
-                        "--precision", "float64", "-o", out2, "-q"};
+    const char *a3[] = {"extract", "--db",        DB,        "--cmt", cmt,  "--stations", sta, "--components",
+                        "Z",       "--precision", "float64", "-o",    out2, "-q"};
     CHECK(&T, run_cli(a3, 14) == 0);
     if (T.rank == 0) {
         double *x = NULL;
@@ -352,8 +362,8 @@ int main(int argc, char **argv)
 
     /* 4. ASDF: one trace per row and component under /Waveforms/NET.STA */
     snprintf(out2, sizeof out2, "%s/cross.asdf.h5", dir);
-    const char *a4[] = {"extract", "--db", DB, "--cmt", cmt, "--stations", sta, "--components", "ZNE",
-                        "--format", "asdf", "-o", out2, "-q"};
+    const char *a4[] = {"extract",      "--db", DB,         "--cmt", cmt,  "--stations", sta,
+                        "--components", "ZNE",  "--format", "asdf",  "-o", out2,         "-q"};
     CHECK(&T, run_cli(a4, 14) == 0);
     if (T.rank == 0) {
         hid_t f = H5Fopen(out2, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -369,8 +379,8 @@ int main(int argc, char **argv)
     /* 5. a finite fault (USGS .param) at every station: one row per station */
     snprintf(path, sizeof path, "%s/sources/nepal.param", data);
     snprintf(out2, sizeof out2, "%s/finite.h5", dir);
-    const char *a5[] = {"extract", "--db", DB, "--finite", path, "--stations", sta, "--components", "ZNE",
-                        "--dt", "5", "-o", out2, "-q"};
+    const char *a5[] = {"extract",      "--db", DB,     "--finite", path, "--stations", sta,
+                        "--components", "ZNE",  "--dt", "5",        "-o", out2,         "-q"};
     CHECK(&T, run_cli(a5, 14) == 0);
     if (T.rank == 0) {
         double *x = NULL;
@@ -392,11 +402,12 @@ int main(int argc, char **argv)
         write_text(T.rank, list, text);
         snprintf(one_srf, sizeof one_srf, "%s/finite_srf.h5", dir);
         snprintf(many, sizeof many, "%s/finite_many.h5", dir);
-        const char *a6[] = {"extract", "--db", DB, "--finite", srf, "--stations", sta, "--components", "ZNE",
-                            "--dt", "5", "-o", one_srf, "-q"};
+        const char *a6[] = {"extract",      "--db", DB,     "--finite", srf,  "--stations", sta,
+                            "--components", "ZNE",  "--dt", "5",        "-o", one_srf,      "-q"};
         CHECK(&T, run_cli(a6, 14) == 0);
-        const char *a7[] = {"extract", "--db", DB, "--finite-list", list, "--stations", sta, "--components", "ZNE",
-                            "--dt", "5", "-o", many, "-q"};
+        const char *a7[] = {
+            "extract", "--db", DB,  "--finite-list", list, "--stations", sta, "--components", "ZNE", "--dt", "5",
+            "-o",      many,   "-q"};
         CHECK(&T, run_cli(a7, 14) == 0);
         if (T.rank == 0) {
             double *x = NULL, *y = NULL, *z = NULL;
@@ -415,7 +426,8 @@ int main(int argc, char **argv)
             free(z);
         }
         write_text(T.rank, list, "/nonexistent/fault.srf\n");
-        const char *a8[] = {"extract", "--db", DB, "--finite-list", list, "--stations", sta, "-o", many, "--force", "-q"};
+        const char *a8[] = {"extract", "--db", DB,   "--finite-list", list, "--stations",
+                            sta,       "-o",   many, "--force",       "-q"};
         CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);
         write_text(T.rank, list, "# nothing\n\n");
         CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);

@@ -14,8 +14,8 @@
 #include "support/minidb.h"
 #include "test_util.h"
 
-static axb_status try_pair(const char *dir, const char *comps, double dt, const axb_source *s,
-                           const axb_receiver *r, axb_error *err)
+static axb_status try_pair(const char *dir, const char *comps, double dt, const axb_source *s, const axb_receiver *r,
+                           axb_error *err)
 {
     axb_db *db = NULL;
     axb_extract_plan *p = NULL;
@@ -54,10 +54,10 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     axb_error err = AXB_ERROR_INIT;
-    const axb_source mt = {.type = AXB_SRC_MOMENT, .lat = 0, .lon = 0, .depth = 10e3,
-                           .m = {1e18, 0, -1e18, 0, 0, 0}, .time_shift = NAN};
-    const axb_source force = {.type = AXB_SRC_FORCE, .lat = 0, .lon = 0, .depth = 10e3,
-                              .f = {1e10, 0, 0}, .time_shift = NAN};
+    const axb_source mt = {
+        .type = AXB_SRC_MOMENT, .lat = 0, .lon = 0, .depth = 10e3, .m = {1e18, 0, -1e18, 0, 0, 0}, .time_shift = NAN};
+    const axb_source force = {
+        .type = AXB_SRC_FORCE, .lat = 0, .lon = 0, .depth = 10e3, .f = {1e10, 0, 0}, .time_shift = NAN};
     const axb_receiver far = {.lat = 0, .lon = 40, .depth = NAN};
 
     CHECK(&T, try_pair(bwd, "Z", 0, &mt, &far, &err) == AXB_ERR_RANGE);
@@ -65,7 +65,9 @@ int main(int argc, char **argv)
     axb_source deep = mt;
     deep.depth = 2000e3;
     CHECK(&T, try_pair(bwd, "Z", 0, &deep, &far, &err) == AXB_ERR_RANGE);
-    CHECK_CONTAINS(&T, err.msg, "source too deep: depth 2000.0 km puts it at radius 4371.0 km; the database covers radii 5000.0 to 6371.0 km");
+    CHECK_CONTAINS(
+        &T, err.msg,
+        "source too deep: depth 2000.0 km puts it at radius 4371.0 km; the database covers radii 5000.0 to 6371.0 km");
     axb_source high = mt;
     high.depth = -1;
     CHECK(&T, try_pair(bwd, "Z", 0, &high, &far, &err) == AXB_ERR_RANGE);

@@ -98,8 +98,7 @@ static int extract_c(check_ctx *T, const char *db_rel, const char *comps, const 
 
 /* One extraction with full options; finite = true sums the single source as a finite source. */
 static axb_status run_opts(const char *db_rel, const axb_extract_opts *o, const axb_source *src,
-                           const axb_receiver *rec, bool finite, double *out, int64_t *npts,
-                           axb_error *err)
+                           const axb_receiver *rec, bool finite, double *out, int64_t *npts, axb_error *err)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", data_dir, db_rel);
@@ -117,15 +116,15 @@ static axb_status run_opts(const char *db_rel, const axb_extract_opts *o, const 
     return st;
 }
 
-static int extract(check_ctx *T, const char *db_rel, const axb_source *src, const axb_receiver *rec,
-                   axb_quantity kind, double *out, int64_t *npts)
+static int extract(check_ctx *T, const char *db_rel, const axb_source *src, const axb_receiver *rec, axb_quantity kind,
+                   double *out, int64_t *npts)
 {
     return extract_c(T, db_rel, "ZNERT", src, rec, kind, out, npts, NULL);
 }
 
 /* Compares all five components with the reference set; returns the worst relative error. */
-static double compare_set(check_ctx *T, const char *json, const char *set, const double *got,
-                          int64_t npts, double tol, const char *what)
+static double compare_set(check_ctx *T, const char *json, const char *set, const double *got, int64_t npts, double tol,
+                          const char *what)
 {
     static const char comps[] = "ZNERT";
     double worst = 0;
@@ -189,8 +188,12 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
      * reciprocal source is at the surface: AxiSEM put the forward run's nominal 12 km source on
      * the nearest GLL point of this coarse mesh, the surface (with the reciprocal source at 12 km
      * the difference grows to ~5 % of the peak at every distance). */
-    axb_source s43 = {.type = AXB_SRC_MOMENT, .lat = 4, .lon = 3, .depth = NAN,
-                      .m = {4.71e17, 3.81e17, -4.74e17, 3.99e17, -8.05e17, -1.23e17}, .time_shift = NAN};
+    axb_source s43 = {.type = AXB_SRC_MOMENT,
+                      .lat = 4,
+                      .lon = 3,
+                      .depth = NAN,
+                      .m = {4.71e17, 3.81e17, -4.74e17, 3.99e17, -8.05e17, -1.23e17},
+                      .time_shift = NAN};
     axb_receiver r1020 = {.lat = 10, .lon = 20, .depth = NAN};
     {
         axb_source sb = s43;
@@ -205,7 +208,9 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
             double worst;
             bool ok = allclose(a, b, 5 * na, 1e-3, 1e-10, &worst);
             CHECK_MSG(T, ok, "forward vs reciprocal: max difference %g", worst);
-            if (T->rank == 0) printf("reciprocity (fwd vs bwd, low-passed)         max |diff| %.2e (peak %.2e)\n", worst, peak(b, 5 * (int)nb));
+            if (T->rank == 0)
+                printf("reciprocity (fwd vs bwd, low-passed)         max |diff| %.2e (peak %.2e)\n", worst,
+                       peak(b, 5 * (int)nb));
         }
     }
 
@@ -220,7 +225,7 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         axb_db *dd = NULL, *ds = NULL;
         axb_extract_plan *pdp = NULL, *psp = NULL;
         bool ok = !axb_db_open(MPI_COMM_SELF, pd, &dd, &err) && !axb_db_open(MPI_COMM_SELF, ps, &ds, &err) &&
-                  !axb_extract_plan_create(dd, &o, &pdp, &err) && !axb_extract_plan_create(ds, &o, &psp, &err);
+            !axb_extract_plan_create(dd, &o, &pdp, &err) && !axb_extract_plan_create(ds, &o, &psp, &err);
         CHECK_MSG(T, ok, "%s", err.msg);
         const axb_mesh *m = ok ? axb_db_get_mesh(dd) : NULL;
         int npoints = 0, naxis = 0;
@@ -250,8 +255,10 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
                         const double pk = peak(b + c * 66, 66);
                         double d = 0;
                         for (int k = 0; k < 66; k++) d = fmax(d, fabs(a[c * 66 + k] - b[c * 66 + k]));
-                        if (m->axis[e]) worst_axis = fmax(worst_axis, d / pk);
-                        else worst_other = fmax(worst_other, d / pk);
+                        if (m->axis[e])
+                            worst_axis = fmax(worst_axis, d / pk);
+                        else
+                            worst_other = fmax(worst_other, d / pk);
                     }
                     npoints++;
                     naxis += m->axis[e];
@@ -260,10 +267,13 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         CHECK_MSG(T, naxis >= 12, "only %d points in axis elements", naxis);
         /* 1e-4: both fields are stored in float32 and the point is found to AxiSEM's 1e-7 mapping
          * tolerance (measured 3e-5); a GLL instead of GLJ basis on axis elements gives >= 5e-2 */
-        CHECK_MSG(T, worst_axis <= 1e-4, "axis elements: displ_only vs stored strain differ by %.3g of peak", worst_axis);
-        CHECK_MSG(T, worst_other <= 1e-4, "other elements: displ_only vs stored strain differ by %.3g of peak", worst_other);
+        CHECK_MSG(T, worst_axis <= 1e-4, "axis elements: displ_only vs stored strain differ by %.3g of peak",
+                  worst_axis);
+        CHECK_MSG(T, worst_other <= 1e-4, "other elements: displ_only vs stored strain differ by %.3g of peak",
+                  worst_other);
         if (T->rank == 0)
-            printf("strain from displacement vs AxiSEM's stored strain at %d GLL points: axis elements %.1e, others %.1e of peak\n",
+            printf("strain from displacement vs AxiSEM's stored strain at %d GLL points: axis elements %.1e, others "
+                   "%.1e of peak\n",
                    npoints, worst_axis, worst_other);
         axb_extract_plan_destroy(&pdp);
         axb_extract_plan_destroy(&psp);
@@ -284,30 +294,41 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         const double Mxx = 1e20, Myy = 0.5e20, Mzz = 0.3e20, Mxz = 0.7e20, Myz = 0.4e20, Mxy = 0.6e20;
         const double azd = 177.0, az = azd * 3.14159265358979323846 / 180;
         bool ok = !axb_db_open(MPI_COMM_SELF, pd, &dd, &err) &&
-                  !axb_extract_greens(dd, &def, 1000, 20, NULL, &ng, &err) && ng <= 256 &&
-                  !axb_extract_greens(dd, &def, 1000, 20, g, &ng, &err);
+            !axb_extract_greens(dd, &def, 1000, 20, NULL, &ng, &err) && ng <= 256 &&
+            !axb_extract_greens(dd, &def, 1000, 20, g, &ng, &err);
         CHECK_MSG(T, ok, "greens: %s", err.msg);
         axb_db_close(&dd);
-        axb_source gs = {.type = AXB_SRC_MOMENT, .lat = 90, .lon = 0, .depth = 1000,
-                         .m = {Mzz, Mxx, Myy, Mxz, Myz, Mxy}, .time_shift = NAN};
+        axb_source gs = {.type = AXB_SRC_MOMENT,
+                         .lat = 90,
+                         .lon = 0,
+                         .depth = 1000,
+                         .m = {Mzz, Mxx, Myy, Mxz, Myz, Mxy},
+                         .time_shift = NAN};
         axb_receiver gr = {.lat = 70, .lon = azd, .depth = NAN};
         axb_extract_opts ozrt = def;
         snprintf(ozrt.components, sizeof ozrt.components, "ZRT");
-        if (ok && !run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &ozrt, &gs, &gr, false, a, &na, &err) && na == ng) {
+        if (ok && !run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &ozrt, &gs, &gr, false, a, &na, &err) &&
+            na == ng) {
             const double *TSS = g, *ZSS = g + ng, *RSS = g + 2 * ng, *TDS = g + 3 * ng, *ZDS = g + 4 * ng,
                          *RDS = g + 5 * ng, *ZDD = g + 6 * ng, *RDD = g + 7 * ng, *ZEP = g + 8 * ng, *REP = g + 9 * ng;
             const double c2 = cos(2 * az), s2 = sin(2 * az), c1 = cos(az), s1 = sin(az);
             for (int64_t i = 0; i < ng; i++) {
-                b[i] = Mxx * (ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) + Myy * (-ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) +
-                       Mzz * (ZDD[i] / 3 + ZEP[i] / 3) + Mxy * ZSS[i] * s2 + Mxz * ZDS[i] * c1 + Myz * ZDS[i] * s1;
-                b[ng + i] = Mxx * (RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) + Myy * (-RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) +
-                            Mzz * (RDD[i] / 3 + REP[i] / 3) + Mxy * RSS[i] * s2 + Mxz * RDS[i] * c1 + Myz * RDS[i] * s1;
-                b[2 * ng + i] = Mxx * TSS[i] / 2 * s2 - Myy * TSS[i] / 2 * s2 - Mxy * TSS[i] * c2 + Mxz * TDS[i] * s1 - Myz * TDS[i] * c1;
+                b[i] = Mxx * (ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) +
+                    Myy * (-ZSS[i] / 2 * c2 - ZDD[i] / 6 + ZEP[i] / 3) + Mzz * (ZDD[i] / 3 + ZEP[i] / 3) +
+                    Mxy * ZSS[i] * s2 + Mxz * ZDS[i] * c1 + Myz * ZDS[i] * s1;
+                b[ng + i] = Mxx * (RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) +
+                    Myy * (-RSS[i] / 2 * c2 - RDD[i] / 6 + REP[i] / 3) + Mzz * (RDD[i] / 3 + REP[i] / 3) +
+                    Mxy * RSS[i] * s2 + Mxz * RDS[i] * c1 + Myz * RDS[i] * s1;
+                b[2 * ng + i] = Mxx * TSS[i] / 2 * s2 - Myy * TSS[i] / 2 * s2 - Mxy * TSS[i] * c2 + Mxz * TDS[i] * s1 -
+                    Myz * TDS[i] * c1;
             }
             double worst;
             CHECK_MSG(T, allclose(a, b, 3 * ng, 1e-3, 1e-10, &worst), "Green's functions vs seismograms: %g", worst);
-            if (T->rank == 0) printf("Green's functions vs seismograms             max |diff| %.2e (peak %.2e)\n", worst, peak(a, 3 * (int)ng));
-        } else CHECK_MSG(T, 0, "greens reference: %s", err.msg);
+            if (T->rank == 0)
+                printf("Green's functions vs seismograms             max |diff| %.2e (peak %.2e)\n", worst,
+                       peak(a, 3 * (int)ng));
+        } else
+            CHECK_MSG(T, 0, "greens reference: %s", err.msg);
     }
 
     /* identity resampling: dt equal to the database's, kernel width 5, reproduces BWD Z */
@@ -324,7 +345,8 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         double e = 0;
         for (int i = 0; i < 66; i++) e = fmax(e, fabs(b[i] - ref[i]));
         CHECK_MSG(T, e <= 1e-6 * peak(ref, 66), "identity resampling vs BWD_TEST_DATA.Z: %g", e / peak(ref, 66));
-    } else CHECK_MSG(T, 0, "%s", err.msg);
+    } else
+        CHECK_MSG(T, 0, "%s", err.msg);
 
     /* finite source of one point source = that point source reconvolved (test_finite_source):
      * sliprate a low-passed Dirac at the database dt, normalised; dt = db dt / 4, kernel width 1 */
@@ -357,23 +379,31 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
     /* refusals of §2.2, each a clear message */
     axb_source deep = *mt_std;
     deep.depth = 1000e3;
-    CHECK(T, run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &deep, rec_std, false, a, &na, &err) == AXB_ERR_RANGE);
+    CHECK(T,
+          run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &deep, rec_std, false, a, &na, &err) ==
+              AXB_ERR_RANGE);
     CHECK_CONTAINS(T, err.msg, "source too deep: depth 1000.0 km");
     axb_source above = *mt_std;
     above.depth = -5000;
-    CHECK(T, run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &above, rec_std, false, a, &na, &err) == AXB_ERR_RANGE);
+    CHECK(T,
+          run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &above, rec_std, false, a, &na, &err) ==
+              AXB_ERR_RANGE);
     CHECK_CONTAINS(T, err.msg, "source too shallow");
     axb_extract_opts big = o;
     big.dt = 30;
     CHECK(T, run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &big, mt_std, rec_std, false, a, &na, &err) != AXB_OK);
     CHECK_CONTAINS(T, err.msg, "24.725");
     axb_source f = {.type = AXB_SRC_FORCE, .lat = 89.91, .lon = 0, .depth = 12000, .f = {1, 2, 3}, .time_shift = NAN};
-    CHECK(T, run_opts("axisem-prem-100s/100s_db_bwd_strain_only", &o, &f, rec_std, false, a, &na, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK(T,
+          run_opts("axisem-prem-100s/100s_db_bwd_strain_only", &o, &f, rec_std, false, a, &na, &err) ==
+              AXB_ERR_UNSUPPORTED);
     CHECK_CONTAINS(T, err.msg, "force sources need a displ_only database");
     CHECK(T, run_opts("axisem-prem-100s/100s_db_fwd", &o, &f, rec_std, false, a, &na, &err) == AXB_ERR_UNSUPPORTED);
     axb_source nanlat = *mt_std;
     nanlat.lat = NAN;
-    CHECK(T, run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &nanlat, rec_std, false, a, &na, &err) == AXB_ERR_RANGE);
+    CHECK(T,
+          run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &o, &nanlat, rec_std, false, a, &na, &err) ==
+              AXB_ERR_RANGE);
     CHECK_CONTAINS(T, err.msg, "source position is not finite");
 }
 
@@ -393,13 +423,20 @@ int main(int argc, char **argv)
         return CHECK_SKIP;
     }
     /* the standard geometry of the reference tests (notes §5.1) */
-    axb_source mt = {.type = AXB_SRC_MOMENT, .lat = 89.91, .lon = 0.0, .depth = 12000.0,
+    axb_source mt = {.type = AXB_SRC_MOMENT,
+                     .lat = 89.91,
+                     .lon = 0.0,
+                     .depth = 12000.0,
                      .m = {4.71e17, 3.81e15, -4.74e17, 3.99e16, -8.05e16, -1.23e17},
                      .time_shift = NAN};
     axb_source mt_fwd = mt;
     mt_fwd.depth = NAN;
-    axb_source force = {.type = AXB_SRC_FORCE, .lat = 89.91, .lon = 0.0, .depth = 12000.0,
-                        .f = {1.23e10, 2.55e10, 1.73e10}, .time_shift = NAN};
+    axb_source force = {.type = AXB_SRC_FORCE,
+                        .lat = 89.91,
+                        .lon = 0.0,
+                        .depth = 12000.0,
+                        .f = {1.23e10, 2.55e10, 1.73e10},
+                        .time_shift = NAN};
     axb_receiver rec = {.lat = 42.6390, .lon = 74.4940, .depth = NAN};
 
     double a[5 * 128], b[5 * 128];
@@ -412,9 +449,12 @@ int main(int argc, char **argv)
     }
     /* a vertical-only database serves Z (equal to the full database's) and refuses N */
     axb_error e = AXB_ERROR_INIT;
-    if (!extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "Z", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb, NULL))
+    if (!extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "Z", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb,
+                   NULL))
         compare_layouts(&T, a, b, (int)nb, 1e-12, "vertical-only merged vs full original, Z");
-    CHECK(&T, extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "ZN", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b, &nb, &e) != 0);
+    CHECK(&T,
+          extract_c(&T, "instaseis-merged/100s_db_bwd_vertical_only", "ZN", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, b,
+                    &nb, &e) != 0);
     CHECK_CONTAINS(&T, e.msg, "component N needs the PX simulation");
     if (!extract(&T, "axisem-prem-100s/100s_db_bwd_strain_only", &mt, &rec, AXB_QUANTITY_DISPLACEMENT, a, &na))
         compare_set(&T, json, "BWD_STRAIN_ONLY_TEST_DATA", a, na, 1e-8, "bwd strain_only");

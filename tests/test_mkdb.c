@@ -119,8 +119,8 @@ static void check_mesh(check_ctx *T, const axb_db *db, const axb_db_info *in)
         const double *xp = m->axis[e] ? m->glj : m->gll;
         naxis += m->axis[e];
         const int32_t *sem = m->sem + e * np1 * np1;
-        if (m->fem[e * 4] != sem[0] || m->fem[e * 4 + 1] != sem[np1 - 1] ||
-            m->fem[e * 4 + 2] != sem[np1 * np1 - 1] || m->fem[e * 4 + 3] != sem[(np1 - 1) * np1])
+        if (m->fem[e * 4] != sem[0] || m->fem[e * 4 + 1] != sem[np1 - 1] || m->fem[e * 4 + 2] != sem[np1 * np1 - 1] ||
+            m->fem[e * 4 + 3] != sem[(np1 - 1) * np1])
             bad_fem++;
         if (m->eltype[e] != 0) bad_fem++;
         for (int j = 0; j < np1; j++)
@@ -143,8 +143,8 @@ static void check_mesh(check_ctx *T, const axb_db *db, const axb_db_info *in)
 
 /* The stored values are the physics evaluated where a reader's mapping puts each point: the
  * element's float32 corners mapped to the point's (ξ, η), from the first element holding it. */
-static void check_values_displ(check_ctx *T, axb_db *db, const axb_db_info *in, double vp,
-                               double vs, double rho, double r_src)
+static void check_values_displ(check_ctx *T, axb_db *db, const axb_db_info *in, double vp, double vs, double rho,
+                               double r_src)
 {
     const axb_mesh *m = axb_db_get_mesh(db);
     const int np1 = m->npol + 1;
@@ -178,27 +178,26 @@ static void check_values_displ(check_ctx *T, axb_db *db, const axb_db_info *in, 
                     if (first[p] != e) continue; /* an earlier element holds it */
                     double ps, pz;
                     axb_sem_map(&g, xp[i], m->gll[j], &ps, &pz);
-                    axb_fs_sim_displ(&med, &stf, (axb_sim)sim, r_src, (double)(float)in->amplitude,
-                                     ps, pz, nt, in->dt, phys);
+                    axb_fs_sim_displ(&med, &stf, (axb_sim)sim, r_src, (double)(float)in->amplitude, ps, pz, nt, in->dt,
+                                     phys);
                     for (int c = 0; c < in->ncomp[sim]; c++) {
                         const int row = in->ncomp[sim] == 2 && c == 1 ? 2 : c;
-                        const float *got = blk + ((int64_t)(in->var_offset[sim] + c) * np1 * np1 +
-                                                  (int64_t)i * np1 + j) * nt;
+                        const float *got =
+                            blk + ((int64_t)(in->var_offset[sim] + c) * np1 * np1 + (int64_t)i * np1 + j) * nt;
                         for (int64_t t = 0; t < nt; t++, checked++)
                             if (got[t] != (float)phys[row * nt + t]) mismatches++;
                     }
                 }
         }
     }
-    CHECK_MSG(T, mismatches == 0 && checked > 0, "%lld of %lld samples differ from the physics",
-              (long long)mismatches, (long long)checked);
+    CHECK_MSG(T, mismatches == 0 && checked > 0, "%lld of %lld samples differ from the physics", (long long)mismatches,
+              (long long)checked);
     free(first);
     free(blk);
     free(phys);
 }
 
-static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in, double vp,
-                                double vs, double rho)
+static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in, double vp, double vs, double rho)
 {
     const axb_mesh *m = axb_db_get_mesh(db);
     const int nv = axb_db_point_vars(db);
@@ -219,8 +218,8 @@ static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in,
         int run = 0;
         for (int sim = 0; sim < AXB_NSIM; sim++) {
             if (!in->has_sim[sim]) continue;
-            axb_fs_sim_strain(&med, &stf, (axb_sim)sim, in->planet_radius,
-                              (double)(float)in->amplitude, m->s[p], m->z[p], nt, in->dt, phys);
+            axb_fs_sim_strain(&med, &stf, (axb_sim)sim, in->planet_radius, (double)(float)in->amplitude, m->s[p],
+                              m->z[p], nt, in->dt, phys);
             const bool mono = in->excitation[sim] == AXB_EXC_MONOPOLE;
             for (int v = 0; v < 6; v++) {
                 if (mono && (v == 3 || v == 4)) continue;
@@ -231,14 +230,14 @@ static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in,
             run++;
         }
     }
-    CHECK_MSG(T, mismatches == 0 && checked > 0, "%lld of %lld strain samples differ",
-              (long long)mismatches, (long long)checked);
+    CHECK_MSG(T, mismatches == 0 && checked > 0, "%lld of %lld strain samples differ", (long long)mismatches,
+              (long long)checked);
     free(got);
     free(phys);
 }
 
-static void check_info(check_ctx *T, axb_db *db, const axb_db_info *in, axb_db_kind kind,
-                       axb_dump_type dump, int64_t nelem, int64_t npoints, double rmin_km)
+static void check_info(check_ctx *T, axb_db *db, const axb_db_info *in, axb_db_kind kind, axb_dump_type dump,
+                       int64_t nelem, int64_t npoints, double rmin_km)
 {
     CHECK(T, in->kind == kind && in->dump == dump && in->file_version == 10 && in->npol == 4);
     CHECK(T, in->nelem == (dump == AXB_DUMP_DISPL_ONLY ? nelem : 0));
@@ -308,8 +307,8 @@ int main(int argc, char **argv)
         double r_src;
     } cases[] = {
         {"rec", "", AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 54, 1085, 6371e3},
-        {"fwd", "--kind forward --source-depth-km 50 --element-km 200", AXB_DB_FORWARD,
-         AXB_DUMP_DISPL_ONLY, 102 * 2, (102 * 4 + 1) * (2 * 4 + 1), 6321e3},
+        {"fwd", "--kind forward --source-depth-km 50 --element-km 200", AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 102 * 2,
+         (102 * 4 + 1) * (2 * 4 + 1), 6321e3},
         {"strain", "--dump strain_only", AXB_DB_RECIPROCAL, AXB_DUMP_STRAIN_ONLY, 54, 54 * 9, 6371e3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -34,8 +34,8 @@ static const double PI = 3.14159265358979323846;
 #define LENGTH 1100.0
 #define RMIN_KM 5800.0
 
-static axb_status make_db_layout(const char *dir, axb_db_kind kind, axb_dump_type dump, double ppw,
-                                 double src_depth_km, bool merged, axb_error *err)
+static axb_status make_db_layout(const char *dir, axb_db_kind kind, axb_dump_type dump, double ppw, double src_depth_km,
+                                 bool merged, axb_error *err)
 {
     axb_mkdb_opts o;
     axb_mkdb_defaults(&o);
@@ -62,8 +62,8 @@ static axb_status make_db(const char *dir, axb_db_kind kind, axb_dump_type dump,
 
 /* Extracts ZNERT (no shift removal: sample k is at t = k·dt after the start of the database
  * trace, the time axis of the direct solution). */
-static axb_status extract(const char *dir, const axb_source *s, const axb_receiver *r, double *out,
-                          int64_t *npts, double *dt, axb_error *err)
+static axb_status extract(const char *dir, const axb_source *s, const axb_receiver *r, double *out, int64_t *npts,
+                          double *dt, axb_error *err)
 {
     axb_db *db = NULL;
     axb_extract_plan *p = NULL;
@@ -146,8 +146,10 @@ static double rel_error(const double *a, const double *b, int64_t nt, const char
             int64_t at = 0;
             for (int64_t t = 0; t < nt; t++) pk = fmax(pk, fabs(b[c * nt + t]));
             for (int64_t t = 0; t < nt; t++)
-                if (fabs(a[c * nt + t] - sign[c] * b[c * nt + t]) > e) e = fabs(a[c * nt + t] - sign[c] * b[c * nt + t]), at = t;
-            printf("   %c peak %.3e err %.3e (rel %.2e) at sample %lld of %lld\n", "ZNERT"[c], pk, e, e / pk, (long long)at, (long long)nt);
+                if (fabs(a[c * nt + t] - sign[c] * b[c * nt + t]) > e)
+                    e = fabs(a[c * nt + t] - sign[c] * b[c * nt + t]), at = t;
+            printf("   %c peak %.3e err %.3e (rel %.2e) at sample %lld of %lld\n", "ZNERT"[c], pk, e, e / pk,
+                   (long long)at, (long long)nt);
         }
     for (int c = 0; c < 5; c++) {
         if (!strchr(comps, "ZNERT"[c])) continue;
@@ -190,10 +192,14 @@ int main(int argc, char **argv)
     if (test_scratch_dir(MPI_COMM_WORLD, "mkdbx", dir, sizeof dir)) MPI_Abort(MPI_COMM_WORLD, 1);
     axb_error err = AXB_ERROR_INIT;
     const double depth = 300e3;
-    const axb_source mt = {.type = AXB_SRC_MOMENT, .lat = 10, .lon = 20, .depth = depth,
-                           .m = {1e18, -3e17, -7e17, 4e17, -2e17, 5e17}, .time_shift = NAN};
-    const axb_source fs = {.type = AXB_SRC_FORCE, .lat = 10, .lon = 20, .depth = depth,
-                           .f = {1e12, -2e12, 1.5e12}, .time_shift = NAN};
+    const axb_source mt = {.type = AXB_SRC_MOMENT,
+                           .lat = 10,
+                           .lon = 20,
+                           .depth = depth,
+                           .m = {1e18, -3e17, -7e17, 4e17, -2e17, 5e17},
+                           .time_shift = NAN};
+    const axb_source fs = {
+        .type = AXB_SRC_FORCE, .lat = 10, .lon = 20, .depth = depth, .f = {1e12, -2e12, 1.5e12}, .time_shift = NAN};
     /* 24, 33 and 18 degrees from the source: 4.5-6 S wavelengths at 100 s */
     const axb_receiver recs[3] = {{.lat = 25, .lon = 38, .depth = NAN},
                                   {.lat = 40, .lon = 30, .depth = NAN},
@@ -205,11 +211,13 @@ int main(int argc, char **argv)
     double err_mt[3] = {1, 1, 1}, err_f[3] = {1, 1, 1};
     for (int k = 0; k < 3; k++) {
         snprintf(db, sizeof db, "%s/recip_%g", dir, ppws[k]);
-        CHECK_MSG(&T, make_db(db, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, ppws[k], 0, &err) == AXB_OK, "mkdb: %s", err.msg);
+        CHECK_MSG(&T, make_db(db, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, ppws[k], 0, &err) == AXB_OK, "mkdb: %s",
+                  err.msg);
         if (T.rank == 0) {
             err_mt[k] = pair_error(&T, db, &mt, &mt, &recs[0], a, b, NULL, NULL);
             err_f[k] = pair_error(&T, db, &fs, &fs, &recs[0], a, b, NULL, NULL);
-            printf("reciprocal, %g points per wavelength: moment tensor %.2e, force %.2e of peak\n", ppws[k], err_mt[k], err_f[k]);
+            printf("reciprocal, %g points per wavelength: moment tensor %.2e, force %.2e of peak\n", ppws[k], err_mt[k],
+                   err_f[k]);
         }
         test_remove_dir(MPI_COMM_WORLD, db);
     }
@@ -225,7 +233,8 @@ int main(int argc, char **argv)
     snprintf(recip, sizeof recip, "%s/recip_default", dir);
     snprintf(fwd, sizeof fwd, "%s/fwd_default", dir);
     CHECK_MSG(&T, make_db(recip, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 0, 0, &err) == AXB_OK, "mkdb: %s", err.msg);
-    CHECK_MSG(&T, make_db(fwd, AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 0, depth / 1e3, &err) == AXB_OK, "mkdb: %s", err.msg);
+    CHECK_MSG(&T, make_db(fwd, AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 0, depth / 1e3, &err) == AXB_OK, "mkdb: %s",
+              err.msg);
     if (T.rank == 0) {
         axb_source mtf = mt;
         mtf.depth = NAN; /* a forward database has one source depth */
@@ -242,10 +251,13 @@ int main(int argc, char **argv)
             double er = 1;
             if (!extract(fwd, &mtf, &recs[k], a, &npts, &dt, &e2) && npts == nc)
                 er = rel_error(a, c, npts, "ZNERT", same);
-            else CHECK_MSG(&T, 0, "forward extract: %s", e2.msg);
+            else
+                CHECK_MSG(&T, 0, "forward extract: %s", e2.msg);
             printf("default resolution, receiver %d: reciprocal moment tensor %.2e, force %.2e; forward %.2e; "
-                   "forward vs reciprocal %.2e\n", k, em, ef, ew, er);
-            CHECK_MSG(&T, em < 1e-4 && ef < 1e-4, "receiver %d: reciprocal DB vs closed form %g, %g (bound 1e-4)", k, em, ef);
+                   "forward vs reciprocal %.2e\n",
+                   k, em, ef, ew, er);
+            CHECK_MSG(&T, em < 1e-4 && ef < 1e-4, "receiver %d: reciprocal DB vs closed form %g, %g (bound 1e-4)", k,
+                      em, ef);
             CHECK_MSG(&T, ew < 1e-4, "receiver %d: forward DB vs closed form %g (bound 1e-4)", k, ew);
             CHECK_MSG(&T, er < 2e-4, "receiver %d: forward vs reciprocal %g", k, er);
         }
@@ -255,7 +267,8 @@ int main(int argc, char **argv)
     /* --layout merged: the same float32 data, so the same seismograms to rounding */
     char merged[700];
     snprintf(merged, sizeof merged, "%s/merged_default", dir);
-    CHECK_MSG(&T, make_db_layout(merged, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 0, 0, true, &err) == AXB_OK, "mkdb --layout merged: %s", err.msg);
+    CHECK_MSG(&T, make_db_layout(merged, AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 0, 0, true, &err) == AXB_OK,
+              "mkdb --layout merged: %s", err.msg);
     if (T.rank == 0) {
         char mf[800];
         snprintf(mf, sizeof mf, "%s/merged_output.nc4", merged);
@@ -306,10 +319,12 @@ int main(int argc, char **argv)
             const int same[5] = {1, 1, 1, 1, 1};
             const double esd = ns == nd ? rel_error(a, c, nd, "ZNERT", same) : 1;
             printf("source on a stored point (%.4f deg, depth %.3f km): strain_only %.2e, displ_only %.2e, "
-                   "strain_only vs displ_only %.2e\n", th, on.depth / 1e3, es, ed, esd);
+                   "strain_only vs displ_only %.2e\n",
+                   th, on.depth / 1e3, es, ed, esd);
             CHECK_MSG(&T, es < 1e-5, "strain_only DB vs closed form at a stored point: %g", es);
             CHECK_MSG(&T, ed < 1e-4 && esd < 1e-4, "displ_only %g, strain_only vs displ_only %g", ed, esd);
-        } else CHECK_MSG(&T, 0, "strain_only mesh: %s", err.msg);
+        } else
+            CHECK_MSG(&T, 0, "strain_only mesh: %s", err.msg);
     }
     test_remove_dir(MPI_COMM_WORLD, dir);
     return test_finish_mpi(&T);

@@ -38,15 +38,28 @@ static void make_fixture(fixture *f, bool same_origin)
     memset(f, 0, sizeof *f);
     const axb_time_ns t0 = INT64_C(1299822383500000000);
     axb_source *s = f->src;
-    s[0] = (axb_source){.type = AXB_SRC_MOMENT, .lat = 10.5, .lon = -20.25, .depth = 15000,
-                        .m = {1e20, -2e19, 3e18, 4e17, -5e16, 6e15}, .origin_time = t0,
+    s[0] = (axb_source){.type = AXB_SRC_MOMENT,
+                        .lat = 10.5,
+                        .lon = -20.25,
+                        .depth = 15000,
+                        .m = {1e20, -2e19, 3e18, 4e17, -5e16, 6e15},
+                        .origin_time = t0,
                         .time_shift = NAN};
     snprintf(s[0].name, sizeof s[0].name, "event_0 <&>");
-    s[1] = (axb_source){.type = AXB_SRC_FORCE, .lat = -33.3, .lon = 151.2, .depth = NAN,
-                        .f = {1e10, 2e10, -3e10}, .origin_time = t0, .time_shift = 1.5};
+    s[1] = (axb_source){.type = AXB_SRC_FORCE,
+                        .lat = -33.3,
+                        .lon = 151.2,
+                        .depth = NAN,
+                        .f = {1e10, 2e10, -3e10},
+                        .origin_time = t0,
+                        .time_shift = 1.5};
     snprintf(s[1].name, sizeof s[1].name, "force1");
-    s[2] = (axb_source){.type = AXB_SRC_MOMENT, .lat = 89.9, .lon = 179.5, .depth = 600e3,
-                        .origin_time = t0, .time_shift = NAN};     /* zero tensor, no name */
+    s[2] = (axb_source){.type = AXB_SRC_MOMENT,
+                        .lat = 89.9,
+                        .lon = 179.5,
+                        .depth = 600e3,
+                        .origin_time = t0,
+                        .time_shift = NAN}; /* zero tensor, no name */
     if (!same_origin)
         for (int i = 0; i < NSRC; i++) s[i].origin_time += i * 3600 * AXB_NS_PER_S;
     static const char *const codes[NREC][3] = {
@@ -63,22 +76,31 @@ static void make_fixture(fixture *f, bool same_origin)
     }
 }
 
-static axb_output_desc make_desc(const fixture *f, const char *path, axb_out_format fmt,
-                                 axb_precision prec, const char *comps)
+static axb_output_desc make_desc(const fixture *f, const char *path, axb_out_format fmt, axb_precision prec,
+                                 const char *comps)
 {
-    return (axb_output_desc){.path = path, .format = fmt, .precision = prec, .nrows = NROWS,
-                             .components = comps, .nsamples = NSAMP, .dt = DT,
-                             .start_offset = START_OFFSET, .kind = "velocity",
-                             .database = "/data/prem_a_10s", .sources = f->src,
-                             .nsources = NSRC, .receivers = f->rec, .nreceivers = NREC,
-                             .row_source = f->row_src, .row_receiver = f->row_rec,
+    return (axb_output_desc){.path = path,
+                             .format = fmt,
+                             .precision = prec,
+                             .nrows = NROWS,
+                             .components = comps,
+                             .nsamples = NSAMP,
+                             .dt = DT,
+                             .start_offset = START_OFFSET,
+                             .kind = "velocity",
+                             .database = "/data/prem_a_10s",
+                             .sources = f->src,
+                             .nsources = NSRC,
+                             .receivers = f->rec,
+                             .nreceivers = NREC,
+                             .row_source = f->row_src,
+                             .row_receiver = f->row_rec,
                              .command = "axibulk extract test"};
 }
 
 static double value(int64_t row, int c, int64_t k)
 {
-    return sin(0.1 * (double)row + 0.7 * c + 0.05 * (double)k) * pow(10.0, (double)(row % 7) - 3) +
-           1e-7 * (double)k;
+    return sin(0.1 * (double)row + 0.7 * c + 0.05 * (double)k) * pow(10.0, (double)(row % 7) - 3) + 1e-7 * (double)k;
 }
 
 static bool exists(const char *path)
@@ -107,8 +129,7 @@ static void fill(const int64_t *rows, int64_t n, int ncomp, double *data)
 {
     for (int64_t k = 0; k < n; k++)
         for (int c = 0; c < ncomp; c++)
-            for (int64_t t = 0; t < NSAMP; t++)
-                data[(k * ncomp + c) * NSAMP + t] = value(rows[k], c, t);
+            for (int64_t t = 0; t < NSAMP; t++) data[(k * ncomp + c) * NSAMP + t] = value(rows[k], c, t);
 }
 
 /* Writes every row with @p how: round-robin in two calls plus an empty one; reverse blocks in one;
@@ -210,21 +231,31 @@ static hid_t str_type(size_t n)
 
 #define INS(t, S, f, ty) H5Tinsert(t, #f, offsetof(S, f), ty)
 
-static bool same_double(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+static bool same_double(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
 
 static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
 {
     hid_t s64 = str_type(64), s8 = str_type(8);
     hid_t st = H5Tcreate(H5T_COMPOUND, sizeof(src_row));
-    INS(st, src_row, name, s64); INS(st, src_row, type, s8);
-    INS(st, src_row, latitude, H5T_NATIVE_DOUBLE); INS(st, src_row, longitude, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, name, s64);
+    INS(st, src_row, type, s8);
+    INS(st, src_row, latitude, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, longitude, H5T_NATIVE_DOUBLE);
     INS(st, src_row, depth, H5T_NATIVE_DOUBLE);
-    INS(st, src_row, m_rr, H5T_NATIVE_DOUBLE); INS(st, src_row, m_tt, H5T_NATIVE_DOUBLE);
-    INS(st, src_row, m_pp, H5T_NATIVE_DOUBLE); INS(st, src_row, m_rt, H5T_NATIVE_DOUBLE);
-    INS(st, src_row, m_rp, H5T_NATIVE_DOUBLE); INS(st, src_row, m_tp, H5T_NATIVE_DOUBLE);
-    INS(st, src_row, f_r, H5T_NATIVE_DOUBLE); INS(st, src_row, f_t, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_rr, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_tt, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_pp, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_rt, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_rp, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, m_tp, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, f_r, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, f_t, H5T_NATIVE_DOUBLE);
     INS(st, src_row, f_p, H5T_NATIVE_DOUBLE);
-    INS(st, src_row, origin_time, H5T_NATIVE_INT64); INS(st, src_row, time_shift, H5T_NATIVE_DOUBLE);
+    INS(st, src_row, origin_time, H5T_NATIVE_INT64);
+    INS(st, src_row, time_shift, H5T_NATIVE_DOUBLE);
     src_row srows[NSRC];
     hsize_t d1[1] = {NSRC};
     axb_error err = AXB_ERROR_INIT;
@@ -238,13 +269,15 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
         CHECK(T, r->latitude == s->lat && r->longitude == s->lon && same_double(r->depth, s->depth));
         const double m[6] = {r->m_rr, r->m_tt, r->m_pp, r->m_rt, r->m_rp, r->m_tp};
         for (int k = 0; k < 6; k++) CHECK(T, m[k] == (force ? 0 : s->m[k]));
-        CHECK(T, r->f_r == (force ? s->f[0] : 0) && r->f_t == (force ? s->f[1] : 0) &&
-                     r->f_p == (force ? s->f[2] : 0));
+        CHECK(T, r->f_r == (force ? s->f[0] : 0) && r->f_t == (force ? s->f[1] : 0) && r->f_p == (force ? s->f[2] : 0));
         CHECK(T, r->origin_time == s->origin_time && same_double(r->time_shift, s->time_shift));
     }
     hid_t rt = H5Tcreate(H5T_COMPOUND, sizeof(rec_row));
-    INS(rt, rec_row, network, s8); INS(rt, rec_row, station, s8); INS(rt, rec_row, location, s8);
-    INS(rt, rec_row, latitude, H5T_NATIVE_DOUBLE); INS(rt, rec_row, longitude, H5T_NATIVE_DOUBLE);
+    INS(rt, rec_row, network, s8);
+    INS(rt, rec_row, station, s8);
+    INS(rt, rec_row, location, s8);
+    INS(rt, rec_row, latitude, H5T_NATIVE_DOUBLE);
+    INS(rt, rec_row, longitude, H5T_NATIVE_DOUBLE);
     INS(rt, rec_row, depth, H5T_NATIVE_DOUBLE);
     rec_row rrows[NREC];
     hsize_t d2[1] = {NREC};
@@ -254,8 +287,7 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
         CHECK_STR(T, rrows[i].network, r->network);
         CHECK_STR(T, rrows[i].station, r->station);
         CHECK_STR(T, rrows[i].location, r->location);
-        CHECK(T, rrows[i].latitude == r->lat && rrows[i].longitude == r->lon &&
-                     same_double(rrows[i].depth, r->depth));
+        CHECK(T, rrows[i].latitude == r->lat && rrows[i].longitude == r->lon && same_double(rrows[i].depth, r->depth));
     }
     int64_t rs[NROWS], rr[NROWS];
     uint8_t wr[NROWS];
@@ -263,16 +295,14 @@ static void check_bulk_tables(check_ctx *T, hid_t f, const fixture *fx)
     CHECK(T, axb_h5_read(f, "row_source", H5T_NATIVE_INT64, 1, d3, rs, &err) == AXB_OK);
     CHECK(T, axb_h5_read(f, "row_receiver", H5T_NATIVE_INT64, 1, d3, rr, &err) == AXB_OK);
     CHECK(T, axb_h5_read(f, "row_written", H5T_NATIVE_UINT8, 1, d3, wr, &err) == AXB_OK);
-    for (int i = 0; i < NROWS; i++)
-        CHECK(T, rs[i] == fx->row_src[i] && rr[i] == fx->row_rec[i] && wr[i] == 1);
+    for (int i = 0; i < NROWS; i++) CHECK(T, rs[i] == fx->row_src[i] && rr[i] == fx->row_rec[i] && wr[i] == 1);
     H5Tclose(rt);
     H5Tclose(st);
     H5Tclose(s64);
     H5Tclose(s8);
 }
 
-static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, axb_precision prec,
-                            const char *comps)
+static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, axb_precision prec, const char *comps)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK_MSG(T, f >= 0, "cannot open %s", path);
@@ -313,8 +343,7 @@ static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, a
     long bad = 0;
     for (int64_t r = 0; r < NROWS; r++)
         for (int c = 0; c < ncomp; c++)
-            for (int64_t k = 0; k < NSAMP; k++)
-                bad += v[(r * ncomp + c) * NSAMP + k] != expected(r, c, k, prec);
+            for (int64_t k = 0; k < NSAMP; k++) bad += v[(r * ncomp + c) * NSAMP + k] != expected(r, c, k, prec);
     CHECK_MSG(T, bad == 0, "%ld of %d samples differ", bad, NROWS * ncomp * NSAMP);
     free(v);
     H5Sclose(s);
@@ -327,16 +356,15 @@ static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, a
 /* ---------------------------------------------------------------------------------------------
  * ASDF read-back */
 
-static void trace_name(const fixture *fx, int64_t row, char comp, const char *tag, char *buf,
-                       size_t size)
+static void trace_name(const fixture *fx, int64_t row, char comp, const char *tag, char *buf, size_t size)
 {
     const axb_receiver *r = &fx->rec[fx->row_rec[row]];
     axb_time_ns t0 = fx->src[fx->row_src[row]].origin_time + axb_time_from_seconds(START_OFFSET);
     char s[32], e[32];
     axb_time_format_seconds(t0, s, sizeof s);
     axb_time_format_seconds(t0 + axb_time_from_seconds((NSAMP - 1) * DT), e, sizeof e);
-    snprintf(buf, size, "/Waveforms/%s.%s/%s.%s.%s.BX%c__%s__%s__%s", r->network, r->station,
-             r->network, r->station, r->location, comp, s, e, tag);
+    snprintf(buf, size, "/Waveforms/%s.%s/%s.%s.%s.BX%c__%s__%s__%s", r->network, r->station, r->network, r->station,
+             r->location, comp, s, e, tag);
 }
 
 static xmlNodePtr child(xmlNodePtr n, const char *name)
@@ -370,12 +398,14 @@ static void check_quakeml(check_ctx *T, hid_t f, const fixture *fx)
     H5Sclose(s);
     H5Tclose(t);
     H5Dclose(d);
-    xmlDocPtr doc = xmlReadMemory(text, (int)n, "QuakeML", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlDocPtr doc =
+        xmlReadMemory(text, (int)n, "QuakeML", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     CHECK_MSG(T, doc != NULL, "QuakeML does not parse as XML");
     if (doc) {
         xmlNodePtr root = xmlDocGetRootElement(doc);
-        CHECK(T, strcmp((const char *)root->name, "quakeml") == 0 && root->ns &&
-                     strcmp((const char *)root->ns->href, "http://quakeml.org/xmlns/quakeml/1.2") == 0);
+        CHECK(T,
+              strcmp((const char *)root->name, "quakeml") == 0 && root->ns &&
+                  strcmp((const char *)root->ns->href, "http://quakeml.org/xmlns/quakeml/1.2") == 0);
         xmlNodePtr ep = child(root, "eventParameters");
         int ne = 0;
         for (xmlNodePtr ev = ep ? ep->children : NULL; ev; ev = ev->next) {
@@ -419,8 +449,8 @@ static void check_quakeml(check_ctx *T, hid_t f, const fixture *fx)
     free(text);
 }
 
-static void check_asdf_trace(check_ctx *T, hid_t f, const fixture *fx, int64_t row, int c,
-                             const char *comps, const char *tag, axb_precision prec)
+static void check_asdf_trace(check_ctx *T, hid_t f, const fixture *fx, int64_t row, int c, const char *comps,
+                             const char *tag, axb_precision prec)
 {
     char name[256];
     trace_name(fx, row, comps[c], tag, name, sizeof name);
@@ -457,15 +487,15 @@ static void check_asdf_trace(check_ctx *T, hid_t f, const fixture *fx, int64_t r
     /* pyasdf's validator allows no other trace attributes */
     H5O_info_t info;
     H5Oget_info2(d, &info, H5O_INFO_NUM_ATTRS);
-    CHECK_MSG(T, info.num_attrs == (src->type == AXB_SRC_MOMENT ? 5u + (isrc == 0) : 4u),
-              "%s: %llu attributes", name, (unsigned long long)info.num_attrs);
+    CHECK_MSG(T, info.num_attrs == (src->type == AXB_SRC_MOMENT ? 5u + (isrc == 0) : 4u), "%s: %llu attributes", name,
+              (unsigned long long)info.num_attrs);
     H5Sclose(s);
     H5Tclose(t);
     H5Dclose(d);
 }
 
-static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, axb_precision prec,
-                            const char *comps, const char *tag)
+static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, axb_precision prec, const char *comps,
+                            const char *tag)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK_MSG(T, f >= 0, "cannot open %s", path);
@@ -492,8 +522,7 @@ static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, a
     }
     H5Gclose(w);
     for (int64_t row = 0; row < NROWS; row++)
-        for (int c = 0; c < (int)strlen(comps); c++)
-            check_asdf_trace(T, f, fx, row, c, comps, tag, prec);
+        for (int c = 0; c < (int)strlen(comps); c++) check_asdf_trace(T, f, fx, row, c, comps, tag, prec);
     check_quakeml(T, f, fx);
     H5Fclose(f);
 }
@@ -501,8 +530,8 @@ static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, a
 /* ---------------------------------------------------------------------------------------------
  * Cases */
 
-static void write_and_check(check_ctx *T, const char *dir, const char *name, axb_out_format fmt,
-                            axb_precision prec, const char *comps, distribution how, int size)
+static void write_and_check(check_ctx *T, const char *dir, const char *name, axb_out_format fmt, axb_precision prec,
+                            const char *comps, distribution how, int size)
 {
     fixture fx;
     make_fixture(&fx, false);
@@ -529,8 +558,10 @@ static void write_and_check(check_ctx *T, const char *dir, const char *name, axb
     CHECK(T, o == NULL);
     CHECK_MSG(T, !exists(partial) && exists(path), "%s: after commit", name);
     if (T->rank == 0) {
-        if (fmt == AXB_OUT_BULK) check_bulk_file(T, path, &fx, prec, comps);
-        else check_asdf_file(T, path, &fx, prec, comps, "synthetic");
+        if (fmt == AXB_OUT_BULK)
+            check_bulk_file(T, path, &fx, prec, comps);
+        else
+            check_asdf_file(T, path, &fx, prec, comps, "synthetic");
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -544,7 +575,7 @@ static void check_tag_levels(check_ctx *T, const char *dir, int size)
     char path[600];
     snprintf(path, sizeof path, "%s/tags.h5", dir);
     for (int level = 1; level <= 2; level++) {
-        if (level == 2) fx.row_src[1] = 0, fx.row_rec[1] = 0;   /* row 1 repeats row 0's pair */
+        if (level == 2) fx.row_src[1] = 0, fx.row_rec[1] = 0; /* row 1 repeats row 0's pair */
         axb_output_desc d = make_desc(&fx, path, AXB_OUT_ASDF, AXB_FLOAT64, "Z");
         d.overwrite = true;
         axb_output *o = NULL;
@@ -558,8 +589,10 @@ static void check_tag_levels(check_ctx *T, const char *dir, int size)
             hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
             for (int64_t row = 0; row < NROWS; row++) {
                 char tag[32], name[256];
-                if (level == 1) snprintf(tag, sizeof tag, "synthetic_s%lld", (long long)fx.row_src[row]);
-                else snprintf(tag, sizeof tag, "synthetic_r%lld", (long long)row);
+                if (level == 1)
+                    snprintf(tag, sizeof tag, "synthetic_s%lld", (long long)fx.row_src[row]);
+                else
+                    snprintf(tag, sizeof tag, "synthetic_r%lld", (long long)row);
                 trace_name(&fx, row, 'Z', tag, name, sizeof name);
                 CHECK_MSG(T, H5Lexists(f, name, H5P_DEFAULT) > 0, "%s missing", name);
             }
@@ -569,8 +602,11 @@ static void check_tag_levels(check_ctx *T, const char *dir, int size)
     /* the exact name of one trace, written out by hand */
     if (T->rank == 0) {
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        CHECK(T, H5Lexists(f, "/Waveforms/XX.R000001/XX.R000001.10.BXZ__2011-03-11T05:46:11__"
-                              "2011-03-11T05:46:15__synthetic_r2", H5P_DEFAULT) > 0);
+        CHECK(T,
+              H5Lexists(f,
+                        "/Waveforms/XX.R000001/XX.R000001.10.BXZ__2011-03-11T05:46:11__"
+                        "2011-03-11T05:46:15__synthetic_r2",
+                        H5P_DEFAULT) > 0);
         H5Fclose(f);
     }
 }
@@ -598,9 +634,8 @@ static void check_many_runs(check_ctx *T, const char *dir, int size)
         int64_t n = 0;
         for (int64_t r = N - 1; r >= 0; r--) {
             uint64_t h = (uint64_t)r * UINT64_C(0x9E3779B97F4A7C15);
-            int owner = (int)((h >> 40) % (uint64_t)(size + 1));   /* rank 0 gets two shares */
-            if ((owner == size ? 0 : owner) == T->rank && (int)((h >> 20) % 3 == 0) == phase)
-                rows[n++] = r;
+            int owner = (int)((h >> 40) % (uint64_t)(size + 1)); /* rank 0 gets two shares */
+            if ((owner == size ? 0 : owner) == T->rank && (int)((h >> 20) % 3 == 0) == phase) rows[n++] = r;
         }
         for (int64_t k = 0; k < n; k++)
             for (int t = 0; t < NS; t++) data[k * NS + t] = value(rows[k], 0, t);
@@ -627,11 +662,10 @@ static void check_many_runs(check_ctx *T, const char *dir, int size)
 
 /* Every rank must return a failure: rank 0 (the lowest that saw the cause, whether only it or every
  * rank did) its own code, the others AXB_ERR_REMOTE; all with a message containing @p text. */
-static void check_refused(check_ctx *T, axb_status st, const axb_error *err, axb_status want,
-                          const char *text, const char *what)
+static void check_refused(check_ctx *T, axb_status st, const axb_error *err, axb_status want, const char *text,
+                          const char *what)
 {
-    CHECK_MSG(T, st == (T->rank == 0 ? want : AXB_ERR_REMOTE), "%s: status %d (%s)",
-              what, (int)st, err->msg);
+    CHECK_MSG(T, st == (T->rank == 0 ? want : AXB_ERR_REMOTE), "%s: status %d (%s)", what, (int)st, err->msg);
     CHECK_MSG(T, strstr(err->msg, text) != NULL, "%s: message '%s' lacks '%s'", what, err->msg, text);
 }
 
@@ -647,25 +681,23 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     axb_output *o = NULL;
 
     axb_output_desc d = make_desc(&fx, missing, AXB_OUT_BULK, AXB_FLOAT32, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
-                  "does not exist", "missing directory");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, "does not exist",
+                  "missing directory");
     CHECK(T, o == NULL);
 
     /* inconsistent descriptors: every rank sees the problem, rank 0 reports it */
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "ZQ");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
-                  "unknown component 'Q'", "component");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "unknown component 'Q'",
+                  "component");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "ZZ");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
-                  "repeated", "repeated component");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "repeated",
+                  "repeated component");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
     d.nsamples = 0;
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
-                  "nsamples = 0", "nsamples");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "nsamples = 0", "nsamples");
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
     d.kind = "strain";
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
-                  "kind 'strain'", "kind");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "kind 'strain'", "kind");
     fixture bad = fx;
     bad.row_rec[7] = NREC;
     d = make_desc(&bad, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
@@ -674,8 +706,8 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     bad = fx;
     snprintf(bad.rec[1].station, 8, "B.FO");
     d = make_desc(&bad, path, AXB_OUT_ASDF, AXB_FLOAT32, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
-                  "receiver 1 'II.B.FO.'", "ASDF code");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "receiver 1 'II.B.FO.'",
+                  "ASDF code");
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(T, !exists(partial) && !exists(path));
 
@@ -718,8 +750,8 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
 
     /* .partial left by that run: refused without overwrite */
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT64, "Z");
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
-                  "from an unfinished run", "existing .partial");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, "from an unfinished run",
+                  "existing .partial");
 
     /* a row written by two ranks */
     if (size > 1) {
@@ -728,7 +760,7 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
         CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
         int64_t all[NROWS + 1];
         int64_t n = my_rows(ROUND_ROBIN, T->rank, size, all);
-        if (T->rank == 1) all[n++] = 0;             /* rank 0 writes row 0 too */
+        if (T->rank == 1) all[n++] = 0; /* rank 0 writes row 0 too */
         double *buf = calloc((size_t)n * NSAMP, sizeof *buf);
         st = axb_output_write(o, n, all, buf, &err);
         CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
@@ -752,8 +784,8 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     if (T->rank == 0) rename(partial, path);
     MPI_Barrier(MPI_COMM_WORLD);
     d.overwrite = false;
-    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO,
-                  "already exists", "existing PATH");
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_IO, "already exists",
+                  "existing PATH");
     d.overwrite = true;
     d.dt = 0.5;
     st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
@@ -761,7 +793,7 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     write_all(T, o, REVERSE_BLOCKS, 1, size);
     MPI_Barrier(MPI_COMM_WORLD);
     if (T->rank == 0) {
-        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);   /* the old file is intact */
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); /* the old file is intact */
         hid_t s = H5Dopen2(f, "seismograms", H5P_DEFAULT);
         check_double_attr(T, s, "dt", DT);
         H5Dclose(s);
@@ -780,9 +812,11 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
 
 static void check_helpers(check_ctx *T)
 {
-    const struct { double dt; char band; } bands[] = {
-        {0.0005, 'F'}, {0.001, 'F'}, {0.0011, 'C'}, {0.004, 'C'}, {0.005, 'H'}, {0.0125, 'H'},
-        {0.013, 'B'}, {0.1, 'B'}, {0.2, 'M'}, {0.999, 'M'}, {1.0, 'L'}, {10.0, 'L'}};
+    const struct {
+        double dt;
+        char band;
+    } bands[] = {{0.0005, 'F'}, {0.001, 'F'}, {0.0011, 'C'}, {0.004, 'C'}, {0.005, 'H'}, {0.0125, 'H'},
+                 {0.013, 'B'},  {0.1, 'B'},   {0.2, 'M'},    {0.999, 'M'}, {1.0, 'L'},   {10.0, 'L'}};
     for (size_t i = 0; i < sizeof bands / sizeof bands[0]; i++)
         CHECK_MSG(T, axb_band_code(bands[i].dt) == bands[i].band, "dt %g", bands[i].dt);
     CHECK_STR(T, axb_output_units("acceleration"), "m/s^2");

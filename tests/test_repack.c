@@ -47,13 +47,16 @@ static void same_as(check_ctx *T, const char *ours, const char *theirs)
     CHECK(T, unmatched == 0);
     if (!unmatched) {
         float *x = malloc((size_t)(n * bf) * sizeof *x), *y = malloc((size_t)(n * bf) * sizeof *y);
-        CHECK(T, !axb_db_read_elements(a, n, ia, AXB_IO_INDEPENDENT, x, &err) &&
-                     !axb_db_read_elements(b, n, ib, AXB_IO_INDEPENDENT, y, &err));
+        CHECK(T,
+              !axb_db_read_elements(a, n, ia, AXB_IO_INDEPENDENT, x, &err) &&
+                  !axb_db_read_elements(b, n, ib, AXB_IO_INDEPENDENT, y, &err));
         CHECK_MSG(T, !memcmp(x, y, (size_t)(n * bf) * sizeof *x), "%s differs from %s", ours, theirs);
         free(x);
         free(y);
     }
-    if (T->rank == 0) printf("%s: equal to Instaseis' merged copy (%ld of %lld elements in another order)\n", ours, moved, (long long)n);
+    if (T->rank == 0)
+        printf("%s: equal to Instaseis' merged copy (%ld of %lld elements in another order)\n", ours, moved,
+               (long long)n);
     free(ia);
     free(ib);
     axb_db_close(&a);
@@ -63,11 +66,28 @@ static void same_as(check_ctx *T, const char *ours, const char *theirs)
 /* Seismograms of a few pairs from two databases must be identical. */
 static void same_seismograms(check_ctx *T, const char *p1, const char *p2, bool fwd)
 {
-    axb_source src[3] = {
-        {.type = AXB_SRC_MOMENT, .lat = 89.91, .lon = 0, .depth = fwd ? NAN : 12000, .m = {4.71e17, 3.81e15, -4.74e17, 3.99e16, -8.05e16, -1.23e17}, .time_shift = NAN},
-        {.type = AXB_SRC_MOMENT, .lat = -20, .lon = 30, .depth = fwd ? NAN : 200e3, .m = {1e18, -2e18, 1e18, 3e17, 0, 5e17}, .time_shift = NAN},
-        {.type = fwd ? AXB_SRC_MOMENT : AXB_SRC_FORCE, .lat = 5, .lon = 5, .depth = fwd ? NAN : 5e3, .f = {1e10, 2e10, 3e10}, .m = {1e18, 0, 0, 0, 0, 0}, .time_shift = NAN}};
-    axb_receiver rec[3] = {{.lat = 42.639, .lon = 74.494, .depth = NAN}, {.lat = 10, .lon = -150, .depth = NAN}, {.lat = 5.5, .lon = 5.2, .depth = NAN}};
+    axb_source src[3] = {{.type = AXB_SRC_MOMENT,
+                          .lat = 89.91,
+                          .lon = 0,
+                          .depth = fwd ? NAN : 12000,
+                          .m = {4.71e17, 3.81e15, -4.74e17, 3.99e16, -8.05e16, -1.23e17},
+                          .time_shift = NAN},
+                         {.type = AXB_SRC_MOMENT,
+                          .lat = -20,
+                          .lon = 30,
+                          .depth = fwd ? NAN : 200e3,
+                          .m = {1e18, -2e18, 1e18, 3e17, 0, 5e17},
+                          .time_shift = NAN},
+                         {.type = fwd ? AXB_SRC_MOMENT : AXB_SRC_FORCE,
+                          .lat = 5,
+                          .lon = 5,
+                          .depth = fwd ? NAN : 5e3,
+                          .f = {1e10, 2e10, 3e10},
+                          .m = {1e18, 0, 0, 0, 0, 0},
+                          .time_shift = NAN}};
+    axb_receiver rec[3] = {{.lat = 42.639, .lon = 74.494, .depth = NAN},
+                           {.lat = 10, .lon = -150, .depth = NAN},
+                           {.lat = 5.5, .lon = 5.2, .depth = NAN}};
     axb_pair_ref pr[3] = {{&src[0], &rec[0]}, {&src[1], &rec[1]}, {&src[2], &rec[2]}};
     double out[2][3 * 5 * 80];
     const char *paths[2] = {p1, p2};
@@ -78,7 +98,7 @@ static void same_seismograms(check_ctx *T, const char *p1, const char *p2, bool 
         axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
         snprintf(o.components, sizeof o.components, "ZNERT");
         bool ok = !axb_db_open(MPI_COMM_SELF, paths[k], &db, &err) && !axb_extract_plan_create(db, &o, &p, &err) &&
-                  !axb_extract_pairs(p, 3, pr, out[k], &err);
+            !axb_extract_pairs(p, 3, pr, out[k], &err);
         CHECK_MSG(T, ok, "%s: %s", paths[k], err.msg);
         axb_extract_plan_destroy(&p);
         axb_db_close(&db);
@@ -90,8 +110,14 @@ static void same_seismograms(check_ctx *T, const char *p1, const char *p2, bool 
 static axb_status repack_mode(const char *src, const char *dst, int deflate, bool force, bool resume,
                               axb_repack_write mode, axb_repack_result *r, axb_error *err)
 {
-    axb_repack_opts o = {.src = src, .dst = dst, .deflate = deflate, .memory_bytes = 1 << 20, .force = force,
-                         .resume = resume, .verify = true, .write_mode = mode};
+    axb_repack_opts o = {.src = src,
+                         .dst = dst,
+                         .deflate = deflate,
+                         .memory_bytes = 1 << 20,
+                         .force = force,
+                         .resume = resume,
+                         .verify = true,
+                         .write_mode = mode};
     return axb_repack_run(MPI_COMM_WORLD, &o, NULL, r, err);
 }
 
@@ -119,7 +145,11 @@ int main(int argc, char **argv)
     }
     if (test_scratch_dir(MPI_COMM_WORLD, "repack", dir, sizeof dir)) MPI_Abort(MPI_COMM_WORLD, 1);
     axb_error err = AXB_ERROR_INIT;
-    const struct { const char *db, *instaseis; int deflate; bool fwd; } cases[] = {
+    const struct {
+        const char *db, *instaseis;
+        int deflate;
+        bool fwd;
+    } cases[] = {
         {"100s_db_bwd_displ_only", "100s_db_bwd_displ_only", -1, false},
         {"100s_db_fwd", "100s_db_fwd", 4, true},
     };
@@ -128,7 +158,8 @@ int main(int argc, char **argv)
         snprintf(dst, sizeof dst, "%s/%s", dir, cases[c].db);
         snprintf(ref, sizeof ref, "%s/instaseis-merged/%s", DATA, cases[c].instaseis);
         axb_repack_result r;
-        axb_status st = repack_mode(src, dst, cases[c].deflate, false, false, AXB_REPACK_WRITE_AUTO, &r, &err); /* verify included */
+        axb_status st = repack_mode(src, dst, cases[c].deflate, false, false, AXB_REPACK_WRITE_AUTO, &r,
+                                    &err); /* verify included */
         CHECK_MSG(&T, st == AXB_OK, "%s: %s", cases[c].db, err.msg);
         if (st) continue;
         /* auto: direct for contiguous output, collective for deflated */
@@ -136,14 +167,17 @@ int main(int argc, char **argv)
         if (T.rank == 0) {
             same_as(&T, dst, ref);
             same_seismograms(&T, src, dst, cases[c].fwd);
-            snprintf(cmd, sizeof cmd, "ncdump -h '%s/merged_output.nc4' > /dev/null && ncdump -hs '%s/merged_output.nc4' > /dev/null", dst, dst);
+            snprintf(cmd, sizeof cmd,
+                     "ncdump -h '%s/merged_output.nc4' > /dev/null && ncdump -hs '%s/merged_output.nc4' > /dev/null",
+                     dst, dst);
             CHECK_MSG(&T, system(cmd) == 0, "ncdump failed on %s", dst);
             axb_db *db = NULL;
             CHECK(&T, axb_db_open(MPI_COMM_SELF, dst, &db, &err) == AXB_OK);
             if (db) {
                 const axb_db_info *i = axb_db_get_info(db);
-                CHECK(&T, i->layout == AXB_LAYOUT_MERGED && i->chunked == (cases[c].deflate >= 0) &&
-                              i->deflate == cases[c].deflate);
+                CHECK(&T,
+                      i->layout == AXB_LAYOUT_MERGED && i->chunked == (cases[c].deflate >= 0) &&
+                          i->deflate == cases[c].deflate);
                 axb_db_close(&db);
             }
         }
@@ -153,16 +187,19 @@ int main(int argc, char **argv)
         CHECK_CONTAINS(&T, err.msg, "exists (use --force");
         CHECK_MSG(&T, repack(src, dst, -1, true, false, &err) == AXB_OK, "%s", err.msg);
         /* contiguous output written collectively (above: direct) has the same contents */
-        CHECK_MSG(&T, repack_mode(src, dst, -1, true, false, AXB_REPACK_WRITE_COLLECTIVE, &r, &err) == AXB_OK, "%s", err.msg);
+        CHECK_MSG(&T, repack_mode(src, dst, -1, true, false, AXB_REPACK_WRITE_COLLECTIVE, &r, &err) == AXB_OK, "%s",
+                  err.msg);
         CHECK(&T, r.write_mode == AXB_REPACK_WRITE_COLLECTIVE);
         if (T.rank == 0) same_as(&T, dst, ref);
     }
-    CHECK(&T, repack_mode(src, dst, 4, true, false, AXB_REPACK_WRITE_DIRECT, &(axb_repack_result){0}, &err) == AXB_ERR_ARG);
+    CHECK(&T,
+          repack_mode(src, dst, 4, true, false, AXB_REPACK_WRITE_DIRECT, &(axb_repack_result){0}, &err) == AXB_ERR_ARG);
     CHECK_CONTAINS(&T, err.msg, "direct needs contiguous storage");
     /* vertical-only: a PZ-only copy of the database (a symlink) against Instaseis' vertical-only file */
     snprintf(src, sizeof src, "%s/pz_only", dir);
     if (T.rank == 0) {
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && ln -s '%s/axisem-prem-100s/100s_db_bwd_displ_only/PZ' '%s/PZ'", src, DATA, src);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && ln -s '%s/axisem-prem-100s/100s_db_bwd_displ_only/PZ' '%s/PZ'", src,
+                 DATA, src);
         CHECK(&T, system(cmd) == 0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -189,9 +226,10 @@ int main(int argc, char **argv)
         axb_partial names;
         snprintf(final, sizeof final, "%s/merged_output.nc4", dst);
         FILE *f = NULL;
-        CHECK(&T, mkdir(dst, 0755) == 0 && !axb_partial_names(final, &names, &err) &&
-                      (f = fopen(names.partial, "wb")) != NULL &&
-                      !axb_partial_record_start(&names, "repack", "elements=1 storage=-1", &err));
+        CHECK(&T,
+              mkdir(dst, 0755) == 0 && !axb_partial_names(final, &names, &err) &&
+                  (f = fopen(names.partial, "wb")) != NULL &&
+                  !axb_partial_record_start(&names, "repack", "elements=1 storage=-1", &err));
         if (f) fclose(f);
     }
     MPI_Barrier(MPI_COMM_WORLD);

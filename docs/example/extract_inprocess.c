@@ -40,8 +40,12 @@ static axb_status extract(axb_db *db, int rank, int *bad, axb_error *err)
     snprintf(opts.components, sizeof opts.components, "ZNE");
     axb_extract_plan *plan = NULL;
     AXB_TRY(axb_extract_plan_create(db, &opts, &plan, err));
-    const axb_source src = {.type = AXB_SRC_MOMENT, .lat = 0.0, .lon = 0.0, .depth = 20e3,
-                            .m = {1e18, -0.5e18, -0.5e18, 0, 2e17, 0}, .time_shift = NAN};
+    const axb_source src = {.type = AXB_SRC_MOMENT,
+                            .lat = 0.0,
+                            .lon = 0.0,
+                            .depth = 20e3,
+                            .m = {1e18, -0.5e18, -0.5e18, 0, 2e17, 0},
+                            .time_shift = NAN};
     const axb_receiver rec[3] = {{.lat = 5, .lon = 5, .depth = NAN},
                                  {.lat = -10, .lon = 12, .depth = NAN},
                                  {.lat = 20, .lon = -3, .depth = NAN}};
@@ -52,8 +56,7 @@ static axb_status extract(axb_db *db, int rank, int *bad, axb_error *err)
     axb_status st = out ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "seismograms");
     if (!st && rank == 0) st = axb_extract_pairs(plan, 3, pairs, out, err);
     if (!st && rank == 0) {
-        printf("%d pairs x %d components x %lld samples, dt %.2f s\n", 3, nc, (long long)npts,
-               axb_extract_dt(plan));
+        printf("%d pairs x %d components x %lld samples, dt %.2f s\n", 3, nc, (long long)npts, axb_extract_dt(plan));
         for (int k = 0; k < 3; k++)
             for (int c = 0; c < nc; c++) {
                 double peak = 0;

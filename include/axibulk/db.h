@@ -52,7 +52,6 @@ typedef enum axb_layout {
     AXB_LAYOUT_MEMORY /**< synthetic, no files (db_memory.h); read like the merged layout */
 } axb_layout;
 
-
 /** Collective (all ranks of the DB communicator call, each with its own selection, possibly
  *  empty) or independent MPI-IO for the data reads. */
 typedef enum axb_io_mode { AXB_IO_COLLECTIVE = 0, AXB_IO_INDEPENDENT } axb_io_mode;
@@ -60,34 +59,34 @@ typedef enum axb_io_mode { AXB_IO_COLLECTIVE = 0, AXB_IO_INDEPENDENT } axb_io_mo
 /** Everything about a database that fits in a plain struct (it is broadcast as bytes).
  *  Lengths in metres, times in seconds, angles in degrees. */
 typedef struct axb_db_info {
-    char path[AXB_PATH_MAX];       /**< the directory (or file) given to axb_db_open */
+    char path[AXB_PATH_MAX]; /**< the directory (or file) given to axb_db_open */
     axb_db_kind kind;
     axb_dump_type dump;
     axb_layout layout;
-    bool chunked;                  /**< data arrays chunked (always for original files) */
-    int deflate;                   /**< deflate level of the data arrays, -1 if uncompressed */
-    bool transposed;               /**< original layout: snapshot arrays stored (points, time) */
+    bool chunked;    /**< data arrays chunked (always for original files) */
+    int deflate;     /**< deflate level of the data arrays, -1 if uncompressed */
+    bool transposed; /**< original layout: snapshot arrays stored (points, time) */
 
-    bool has_sim[AXB_NSIM];        /**< which sub-simulations the database holds */
+    bool has_sim[AXB_NSIM]; /**< which sub-simulations the database holds */
     axb_excitation excitation[AXB_NSIM];
-    int ncomp[AXB_NSIM];           /**< displacement components of that run: 2 (s,z) or 3 (s,phi,z) */
-    int var_offset[AXB_NSIM];      /**< index of the run's first variable in an element block */
-    int nvars;                     /**< displacement variables per element block (displ_only) */
-    char components[8];            /**< seismogram components it can serve, e.g. "ZNERT" */
+    int ncomp[AXB_NSIM];      /**< displacement components of that run: 2 (s,z) or 3 (s,phi,z) */
+    int var_offset[AXB_NSIM]; /**< index of the run's first variable in an element block */
+    int nvars;                /**< displacement variables per element block (displ_only) */
+    char components[8];       /**< seismogram components it can serve, e.g. "ZNERT" */
 
     int file_version;
-    int npol;                      /**< polynomial order; npol+1 GLL points per direction */
-    int64_t nelem;                 /**< elements (0 for strain_only: no topology stored) */
-    int64_t npoints;               /**< stored GLL points */
-    int64_t ndumps;                /**< time samples */
-    double dt;                     /**< sample interval */
-    double length;                 /**< dt * (ndumps - 1) */
-    double period;                 /**< dominant source period */
-    char stf[32];                  /**< source time function name ("errorf", "gauss_0", ...) */
-    int stf_map;                   /**< Instaseis' STF_MAP: errorf/quheavi 0, dirac_0/gauss_0 1, ... */
-    double src_shift;              /**< time of the STF peak after the first sample */
-    int src_shift_samples;         /**< the same in samples */
-    double amplitude;              /**< scalar source magnitude (float32 in the file, exact here) */
+    int npol;              /**< polynomial order; npol+1 GLL points per direction */
+    int64_t nelem;         /**< elements (0 for strain_only: no topology stored) */
+    int64_t npoints;       /**< stored GLL points */
+    int64_t ndumps;        /**< time samples */
+    double dt;             /**< sample interval */
+    double length;         /**< dt * (ndumps - 1) */
+    double period;         /**< dominant source period */
+    char stf[32];          /**< source time function name ("errorf", "gauss_0", ...) */
+    int stf_map;           /**< Instaseis' STF_MAP: errorf/quheavi 0, dirac_0/gauss_0 1, ... */
+    double src_shift;      /**< time of the STF peak after the first sample */
+    int src_shift_samples; /**< the same in samples */
+    double amplitude;      /**< scalar source magnitude (float32 in the file, exact here) */
     double planet_radius;
     double min_radius, max_radius; /**< radii between which the wavefield was stored */
     double min_d, max_d;           /**< epicentral distance range */
@@ -97,15 +96,15 @@ typedef struct axb_db_info {
     bool attenuation;
 
     int nfiles;
-    char files[4][AXB_PATH_MAX];   /**< data files, in axb_sim order of the runs they hold */
+    char files[4][AXB_PATH_MAX]; /**< data files, in axb_sim order of the runs they hold */
     int64_t file_bytes[4];
     int64_t total_bytes;
 } axb_db_info;
 
 /** Counters of data reads issued by this rank (metadata reads are not counted). */
 typedef struct axb_io_stats {
-    int64_t read_calls;            /**< H5Dread calls on data arrays */
-    int64_t bytes_read;            /**< bytes delivered by those calls */
+    int64_t read_calls; /**< H5Dread calls on data arrays */
+    int64_t bytes_read; /**< bytes delivered by those calls */
 } axb_io_stats;
 
 typedef struct axb_db axb_db;
@@ -134,8 +133,8 @@ int64_t axb_db_block_floats(const axb_db *db);
  * in axb_sim order (s, [phi,] z per run). Repeated element ids are read once. With
  * AXB_IO_COLLECTIVE every rank of the communicator must call, with n = 0 if it needs nothing.
  */
-AXB_NODISCARD axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems,
-                                              axb_io_mode mode, float *out, axb_error *err);
+AXB_NODISCARD axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                              axb_error *err);
 
 /**
  * A hint for bulk reads: starts reading, in the background, what a following
@@ -155,8 +154,8 @@ int axb_db_point_vars(const axb_db *db);
  * out + k*nv*ndumps receives [v][t] for point ids[k], nv = axb_db_point_vars(db), runs in axb_sim
  * order. Collectivity as for axb_db_read_elements.
  */
-AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids,
-                                            axb_io_mode mode, float *out, axb_error *err);
+AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
+                                            axb_error *err);
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats);
 

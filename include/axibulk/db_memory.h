@@ -46,12 +46,10 @@ extern "C" {
  *   1e-9 · (1 + sim + comp/2) · exp(−((τ − 10 − d/c) / 4)²) · cos(2π (τ − d/c) / 10 + comp),
  * a pulse leaving the pole. Defined for any database description; the data of memory databases.
  */
-double axb_db_memory_value(const axb_db_info *info, axb_sim sim, int comp, double s, double z,
-                           int64_t t);
+double axb_db_memory_value(const axb_db_info *info, axb_sim sim, int comp, double s, double z, int64_t t);
 
 /** axb_db_open of "memory:" @p name. Collective over @p comm. */
-AXB_NODISCARD axb_status axb_db_open_memory(MPI_Comm comm, const char *name, axb_db **db,
-                                            axb_error *err);
+AXB_NODISCARD axb_status axb_db_open_memory(MPI_Comm comm, const char *name, axb_db **db, axb_error *err);
 
 #ifdef __cplusplus
 }

@@ -31,21 +31,23 @@ typedef enum axb_quantity {
 } axb_quantity;
 
 typedef struct axb_extract_opts {
-    char components[8];         /**< subset of "ZNERT" in output order; "" = database default */
-    axb_quantity quantity;      /**< displacement, velocity or acceleration */
-    double dt;                  /**< output sampling (s); 0 = the database's */
-    int kernelwidth;            /**< Lanczos kernel half-width a (samples of the database dt) */
-    bool remove_source_shift;   /**< start at the origin time (drop samples before the STF peak) */
-    bool reconvolve_stf;        /**< convolve with each source's own sliprate (excludes the above) */
-    int64_t batch_mb;           /**< element data read per batch (MB); bounds memory */
-    int64_t cache_mb;           /**< element blocks kept across calls of one plan (MB, per rank; 0: none).
+    char components[8];       /**< subset of "ZNERT" in output order; "" = database default */
+    axb_quantity quantity;    /**< displacement, velocity or acceleration */
+    double dt;                /**< output sampling (s); 0 = the database's */
+    int kernelwidth;          /**< Lanczos kernel half-width a (samples of the database dt) */
+    bool remove_source_shift; /**< start at the origin time (drop samples before the STF peak) */
+    bool reconvolve_stf;      /**< convolve with each source's own sliprate (excludes the above) */
+    int64_t batch_mb;         /**< element data read per batch (MB); bounds memory */
+    int64_t cache_mb;         /**< element blocks kept across calls of one plan (MB, per rank; 0: none).
                                      Serves repeats in finite-fault batches and in the library's pair
                                      calls; the partitioned job path reads each element once anyway. */
 } axb_extract_opts;
 
 /** Instaseis' defaults: database components, displacement, no resampling, kernel width 12,
  *  source shift removed; 256 MB batches, 256 MB element cache. */
+/* clang-format off */
 #define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_QUANTITY_DISPLACEMENT, 0.0, 12, true, false, 256, 256}
+/* clang-format on */
 
 /** Parses "displacement" / "velocity" / "acceleration". */
 AXB_NODISCARD axb_status axb_quantity_parse(const char *s, axb_quantity *kind, axb_error *err);
@@ -60,8 +62,8 @@ typedef struct axb_pair_ref {
     const axb_receiver *rec;
 } axb_pair_ref;
 
-AXB_NODISCARD axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts,
-                                                 axb_extract_plan **plan, axb_error *err);
+AXB_NODISCARD axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb_extract_plan **plan,
+                                                 axb_error *err);
 void axb_extract_plan_destroy(axb_extract_plan **plan);
 
 /** Output geometry of the plan. */
@@ -77,13 +79,12 @@ double axb_extract_start_offset(const axb_extract_plan *plan);
  * units (m, m/s, m/s²). Any failure (a depth or distance outside the database, a force source on
  * a strain-only database, ...) names the pair (0-based index) and the problem.
  */
-AXB_NODISCARD axb_status axb_extract_pairs(axb_extract_plan *plan, int64_t n,
-                                           const axb_pair_ref *pairs, double *out, axb_error *err);
+AXB_NODISCARD axb_status axb_extract_pairs(axb_extract_plan *plan, int64_t n, const axb_pair_ref *pairs, double *out,
+                                           axb_error *err);
 
 /** axb_extract_pairs for a slice of a larger list: messages name pair first + k. */
 AXB_NODISCARD axb_status axb_extract_pairs_from(axb_extract_plan *plan, int64_t first, int64_t n,
-                                                const axb_pair_ref *pairs, double *out,
-                                                axb_error *err);
+                                                const axb_pair_ref *pairs, double *out, axb_error *err);
 
 /**
  * A finite source (reciprocal databases): the sum over the n point sources, each reconvolved
@@ -91,9 +92,8 @@ AXB_NODISCARD axb_status axb_extract_pairs_from(axb_extract_plan *plan, int64_t 
  * get_seismograms_finite_source. The plan must be made with reconvolve_stf = true and
  * remove_source_shift = false; out receives [component][sample], sample 0 at the origin time.
  */
-AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n,
-                                            const axb_source *subfaults, const axb_receiver *rec,
-                                            double *out, axb_error *err);
+AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n, const axb_source *subfaults,
+                                            const axb_receiver *rec, double *out, axb_error *err);
 
 /** Number of Green's functions axb_extract_greens computes. */
 #define AXB_NGREENS 10
@@ -108,19 +108,18 @@ AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n,
  * receives the samples per trace; @p out must hold AXB_NGREENS·npts doubles (query npts first by
  * passing out = NULL).
  */
-AXB_NODISCARD axb_status axb_extract_greens(axb_db *db, const axb_extract_opts *opts, double depth,
-                                            double distance, double *out, int64_t *npts,
-                                            axb_error *err);
+AXB_NODISCARD axb_status axb_extract_greens(axb_db *db, const axb_extract_opts *opts, double depth, double distance,
+                                            double *out, int64_t *npts, axb_error *err);
 
 /** Where a pair falls in the database mesh: the element (displ_only) or stored point
  *  (strain_only), and its reference coordinates. For diagnostics and tests. */
-AXB_NODISCARD axb_status axb_extract_where(const axb_extract_plan *plan, const axb_pair_ref *pair,
-                                           int64_t *id, double *xi, double *eta, axb_error *err);
+AXB_NODISCARD axb_status axb_extract_where(const axb_extract_plan *plan, const axb_pair_ref *pair, int64_t *id,
+                                           double *xi, double *eta, axb_error *err);
 
 /** Counters since the plan was made: pairs computed, elements (or points) read. */
 typedef struct axb_extract_stats {
     int64_t pairs, elements_read;
-    int64_t cache_hits;         /**< element blocks served by the plan's cache instead of a read */
+    int64_t cache_hits; /**< element blocks served by the plan's cache instead of a read */
 } axb_extract_stats;
 void axb_extract_get_stats(const axb_extract_plan *plan, axb_extract_stats *stats);
 

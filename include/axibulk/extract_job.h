@@ -71,13 +71,13 @@ typedef struct axb_extract_job {
     axb_out_format format;
     axb_precision precision;
     bool overwrite;
-    bool progress;              /**< rank 0 reports progress on the stream given to axb_extract_job_run */
-    const char *command;        /**< command line, recorded in the output (may be NULL) */
-    bool independent_reads;     /**< independent instead of collective MPI-IO element reads */
-    bool cold_batches;          /**< drop the database files' page cache before every batch read
+    bool progress;                 /**< rank 0 reports progress on the stream given to axb_extract_job_run */
+    const char *command;           /**< command line, recorded in the output (may be NULL) */
+    bool independent_reads;        /**< independent instead of collective MPI-IO element reads */
+    bool cold_batches;             /**< drop the database files' page cache before every batch read
                                      (cold-cache benchmarks of unbuffered access) */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
-    bool resume;                /**< finish the unfinished OUTPUT.partial of an earlier identical run */
+    bool resume;                   /**< finish the unfinished OUTPUT.partial of an earlier identical run */
     /** With a filter: FFTW wisdom file. Filter FFTs are then planned with FFTW_MEASURE (faster
      *  transforms), importing this file when it exists and saving the grown wisdom to it at the
      *  end (rank 0, via a temporary name). Rank 0 plans first and hands its wisdom to the other
@@ -93,10 +93,10 @@ typedef struct axb_extract_job_result {
     char components[8];
     int64_t npts;
     double dt, start_offset, seconds;
-    int64_t elements_read;      /**< summed over ranks */
-    int64_t cache_hits;         /**< element blocks served by the plans' caches, summed over ranks */
-    int64_t read_calls;         /**< data H5Dread calls, summed over ranks */
-    int64_t bytes_read;         /**< bytes of element data read, summed over ranks */
+    int64_t elements_read; /**< summed over ranks */
+    int64_t cache_hits;    /**< element blocks served by the plans' caches, summed over ranks */
+    int64_t read_calls;    /**< data H5Dread calls, summed over ranks */
+    int64_t bytes_read;    /**< bytes of element data read, summed over ranks */
 } axb_extract_job_result;
 
 /** Runs the job. Collective over @p comm; every rank returns the same status. Progress lines (when

@@ -18,8 +18,7 @@ void axb_geo_cartesian(double lat_deg, double lon_deg, double r, double xyz[3]);
 
 /** Rotates point xyz so that the pole (lon_b, colat_b in degrees) moves onto the +z axis and
  *  returns its cylindrical coordinates in that frame: s ≥ 0, z, and φ in [0, 2π). */
-void axb_geo_rotate_frame(const double xyz[3], double lon_b_deg, double colat_b_deg, double *s,
-                          double *z, double *phi);
+void axb_geo_rotate_frame(const double xyz[3], double lon_b_deg, double colat_b_deg, double *s, double *z, double *phi);
 
 /** Great-circle distance in degrees (ObsPy's locations2degrees, atan2 form). */
 double axb_geo_distance_deg(double lat1, double lon1, double lat2, double lon2);
@@ -33,16 +32,16 @@ void axb_geo_local_basis(double lon_deg, double colat_deg, double R[3][3]);
  * [m_ss, m_φφ, m_zz, m_φz, m_sz, m_sφ]. The middle rotation is done in long double, as Instaseis
  * does it in float128.
  */
-void axb_geo_tensor_to_db_frame(const double m[6], double src_lon, double src_colat, double rec_lon,
-                                double rec_colat, double phi, double voigt[6]);
+void axb_geo_tensor_to_db_frame(const double m[6], double src_lon, double src_colat, double rec_lon, double rec_colat,
+                                double phi, double voigt[6]);
 
 /** Force (f_r, f_t, f_p) in the reciprocal database frame: (f_s, f_φ, f_z). */
-void axb_geo_force_to_db_frame(const double f[3], double src_lon, double src_colat, double rec_lon,
-                               double rec_colat, double phi, double fc[3]);
+void axb_geo_force_to_db_frame(const double f[3], double src_lon, double src_colat, double rec_lon, double rec_colat,
+                               double phi, double fc[3]);
 
 /** Forward databases: the matrix P with (N, E, Z) = P (u_s, u_φ, u_z) at the receiver. */
-void axb_geo_forward_nez(double src_lon, double src_colat, double rec_lon, double rec_colat,
-                         double phi, double P[3][3]);
+void axb_geo_forward_nez(double src_lon, double src_colat, double rec_lon, double rec_colat, double phi,
+                         double P[3][3]);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,6 @@
 extern "C" {
 #endif
 
-
 /** CMTSOLUTION (one or many events, moments in dyne·cm). */
 AXB_NODISCARD axb_status axb_read_cmtsolution(const char *path, axb_source_list *out, axb_error *err);
 /** QuakeML: every event's preferred origin and moment tensor. */
@@ -33,19 +32,18 @@ AXB_NODISCARD axb_status axb_read_stationxml(const char *path, axb_receiver_list
 AXB_NODISCARD axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err);
 /** SRF finite fault (Instaseis' simplified reader); @p normalize divides each sliprate by its
  *  trapezoidal integral. */
-AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_source_list *out,
-                                      axb_error *err);
+AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_source_list *out, axb_error *err);
 /** USGS .param finite fault; sliprates are asymmetric cosines with npts samples at dt
  *  (Instaseis' defaults: 10000, 0.1 s, trise_min 1 s). */
-AXB_NODISCARD axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt,
-                                             double trise_min, axb_source_list *out, axb_error *err);
+AXB_NODISCARD axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt, double trise_min,
+                                             axb_source_list *out, axb_error *err);
 
 /** Many finite faults for one job: fault f is sub.src[first[f]] .. sub.src[first[f+1] - 1], read
  *  from path[f]. Owns everything; free with axb_fault_list_free. */
 typedef struct axb_fault_list {
     int64_t n;
-    int64_t *first;             /**< [n + 1] */
-    char **path;                /**< [n] as given in the list, resolved against its folder */
+    int64_t *first; /**< [n + 1] */
+    char **path;    /**< [n] as given in the list, resolved against its folder */
     axb_source_list sub;
 } axb_fault_list;
 

@@ -32,31 +32,29 @@ int axb_cell_nvert(axb_cell_type t);
 
 typedef struct axb_invmesh {
     axb_cell_type type;
-    int64_t nvert;      /**< vertices */
-    int64_t ncell;      /**< cells */
-    double *vert;       /**< [nvert][3] x, y, z (m) */
-    int64_t *cell;      /**< [ncell][axb_cell_nvert(type)] 0-based vertex indices */
-    double *voxel;      /**< voxels only: [ncell][6] r0, r1 (m), colatitude c0 < c1, longitude
+    int64_t nvert; /**< vertices */
+    int64_t ncell; /**< cells */
+    double *vert;  /**< [nvert][3] x, y, z (m) */
+    int64_t *cell; /**< [ncell][axb_cell_nvert(type)] 0-based vertex indices */
+    double *voxel; /**< voxels only: [ncell][6] r0, r1 (m), colatitude c0 < c1, longitude
                              l0 < l1 (radians); NULL for tetrahedra */
 } axb_invmesh;
 
 /** A regular voxel grid in geocentric coordinates (degrees, km). Counts are cells per axis. */
 typedef struct axb_voxel_grid {
-    double lat_min, lat_max;  /**< -90 <= lat_min < lat_max <= 90 */
-    double lon_min, lon_max;  /**< lon_min < lon_max, lon_max - lon_min <= 360 */
+    double lat_min, lat_max;           /**< -90 <= lat_min < lat_max <= 90 */
+    double lon_min, lon_max;           /**< lon_min < lon_max, lon_max - lon_min <= 360 */
     double depth_min_km, depth_max_km; /**< 0 <= depth_min < depth_max < radius */
     int64_t nlat, nlon, ndepth;
 } axb_voxel_grid;
 
 /** Builds the voxel cells of @p g on a sphere of @p radius_m (the database's planet radius). */
-AXB_NODISCARD axb_status axb_invmesh_voxels(const axb_voxel_grid *g, double radius_m, axb_invmesh *out,
-                                            axb_error *err);
+AXB_NODISCARD axb_status axb_invmesh_voxels(const axb_voxel_grid *g, double radius_m, axb_invmesh *out, axb_error *err);
 
 /** Sigloch/Nolet tetrahedral mesh: @p vertices holds "3", the vertex count, then x y z per line;
  *  @p facets the cell count, then four 0-based vertex indices per line. Coordinates whose largest
  *  magnitude is below 1e4 are taken as km (as MC Kernel does), others as m. */
-AXB_NODISCARD axb_status axb_read_tet_mesh(const char *vertices, const char *facets, axb_invmesh *out,
-                                           axb_error *err);
+AXB_NODISCARD axb_status axb_read_tet_mesh(const char *vertices, const char *facets, axb_invmesh *out, axb_error *err);
 
 /** Abaqus/Cubit `.inp`: `*NODE` lines "id, x, y, z" and `*ELEMENT, TYPE=C3D4` lines "id, n1, n2,
  *  n3, n4" (node ids as written, any order). Other element types are refused. Units as above. */

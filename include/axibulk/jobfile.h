@@ -20,9 +20,9 @@ extern "C" {
 #endif
 
 typedef struct axb_job_entry {
-    char *key;                  /**< normalised: '_' replaced by '-' */
+    char *key; /**< normalised: '_' replaced by '-' */
     char *value;
-    int line;                   /**< 1-based line of the key, for messages */
+    int line; /**< 1-based line of the key, for messages */
 } axb_job_entry;
 
 typedef struct axb_job {

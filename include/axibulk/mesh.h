@@ -18,20 +18,16 @@ extern "C" {
 
 /** The AxiSEM sub-simulations. The order is the variable order of the merged layout. */
 typedef enum axb_sim {
-    AXB_SIM_PX = 0,          /**< horizontal force at the pole (dipole) */
-    AXB_SIM_PZ,              /**< vertical force at the pole (monopole) */
-    AXB_SIM_MZZ,             /**< forward: m_rr (monopole) */
-    AXB_SIM_MXX_P_MYY,       /**< forward: m_tt + m_pp (monopole) */
-    AXB_SIM_MXZ_MYZ,         /**< forward: m_rt, m_rp (dipole) */
-    AXB_SIM_MXY_MXX_M_MYY,   /**< forward: m_tt - m_pp, m_tp (quadpole) */
+    AXB_SIM_PX = 0,        /**< horizontal force at the pole (dipole) */
+    AXB_SIM_PZ,            /**< vertical force at the pole (monopole) */
+    AXB_SIM_MZZ,           /**< forward: m_rr (monopole) */
+    AXB_SIM_MXX_P_MYY,     /**< forward: m_tt + m_pp (monopole) */
+    AXB_SIM_MXZ_MYZ,       /**< forward: m_rt, m_rp (dipole) */
+    AXB_SIM_MXY_MXX_M_MYY, /**< forward: m_tt - m_pp, m_tp (quadpole) */
     AXB_NSIM
 } axb_sim;
 
-typedef enum axb_excitation {
-    AXB_EXC_MONOPOLE = 0,
-    AXB_EXC_DIPOLE,
-    AXB_EXC_QUADPOLE
-} axb_excitation;
+typedef enum axb_excitation { AXB_EXC_MONOPOLE = 0, AXB_EXC_DIPOLE, AXB_EXC_QUADPOLE } axb_excitation;
 
 /** The mesh, as stored. Element arrays are empty for strain_only databases (has_elements false).
  *  sem[(e*(npol+1) + j)*(npol+1) + i] is the GLL point at xi-index i, eta-index j of element e. */
@@ -39,14 +35,14 @@ typedef struct axb_mesh {
     int npol;
     int64_t nelem, npoints;
     bool has_elements;
-    int32_t *sem;                  /**< [nelem][npol+1][npol+1] point indices (0-based) */
-    int32_t *fem;                  /**< [nelem][4] corner point indices, counter-clockwise */
-    int32_t *eltype;               /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
-    int32_t *axis;                 /**< [nelem] 1 if the element touches the symmetry axis */
-    double *mp_s, *mp_z;           /**< [nelem] element mid points */
-    float *s, *z, *mu;             /**< [npoints] coordinates and shear modulus of stored points */
-    double gll[AXB_NPOL_MAX + 1];  /**< GLL points */
-    double glj[AXB_NPOL_MAX + 1];  /**< GLJ(0,1) points used in xi on axis elements */
+    int32_t *sem;                                       /**< [nelem][npol+1][npol+1] point indices (0-based) */
+    int32_t *fem;                                       /**< [nelem][4] corner point indices, counter-clockwise */
+    int32_t *eltype;                                    /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
+    int32_t *axis;                                      /**< [nelem] 1 if the element touches the symmetry axis */
+    double *mp_s, *mp_z;                                /**< [nelem] element mid points */
+    float *s, *z, *mu;                                  /**< [npoints] coordinates and shear modulus of stored points */
+    double gll[AXB_NPOL_MAX + 1];                       /**< GLL points */
+    double glj[AXB_NPOL_MAX + 1];                       /**< GLJ(0,1) points used in xi on axis elements */
     double G1[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLJ derivative matrix, as stored */
     double G2[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLL derivative matrix, as stored */
 } axb_mesh;

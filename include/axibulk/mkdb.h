@@ -35,57 +35,57 @@ extern "C" {
 
 /** Options of `axibulk mkdb`. Lengths in km where the name says so, else SI (m/s, kg/m^3, s). */
 typedef struct axb_mkdb_opts {
-    const char *dir;               /**< output database folder */
-    axb_db_kind kind;              /**< reciprocal: PX + PZ at the surface; forward: 4 MT runs */
-    axb_dump_type dump;            /**< displ_only or strain_only (reciprocal only) */
-    axb_layout layout;             /**< original only for now */
-    double period;                 /**< dominant period: resolution and STF width */
-    double length;                 /**< record length (the last sample is at >= length) */
-    double rmin_km;                /**< inner radius of the stored shell, > 0 */
-    double radius_km;              /**< planet radius R (outer radius), default 6371 */
-    double source_depth_km;        /**< forward: depth of the source below R */
-    double vp, vs, rho;            /**< homogeneous medium */
-    double points_per_wavelength;  /**< GLL points per shear wavelength at the surface (default 6) */
-    double element_km;             /**< element size given directly (0: from the period) */
-    double dt;                     /**< sample interval (0: period / 4) */
-    double amplitude;              /**< scalar source magnitude (stored as float32) */
-    bool force;                    /**< replace an existing DIR */
-    bool progress;                 /**< sizes and progress lines on the progress stream (rank 0) */
-    int64_t memory_bytes;          /**< per rank, snapshot data in flight (default 256 MiB) */
+    const char *dir;              /**< output database folder */
+    axb_db_kind kind;             /**< reciprocal: PX + PZ at the surface; forward: 4 MT runs */
+    axb_dump_type dump;           /**< displ_only or strain_only (reciprocal only) */
+    axb_layout layout;            /**< original only for now */
+    double period;                /**< dominant period: resolution and STF width */
+    double length;                /**< record length (the last sample is at >= length) */
+    double rmin_km;               /**< inner radius of the stored shell, > 0 */
+    double radius_km;             /**< planet radius R (outer radius), default 6371 */
+    double source_depth_km;       /**< forward: depth of the source below R */
+    double vp, vs, rho;           /**< homogeneous medium */
+    double points_per_wavelength; /**< GLL points per shear wavelength at the surface (default 6) */
+    double element_km;            /**< element size given directly (0: from the period) */
+    double dt;                    /**< sample interval (0: period / 4) */
+    double amplitude;             /**< scalar source magnitude (stored as float32) */
+    bool force;                   /**< replace an existing DIR */
+    bool progress;                /**< sizes and progress lines on the progress stream (rank 0) */
+    int64_t memory_bytes;         /**< per rank, snapshot data in flight (default 256 MiB) */
 } axb_mkdb_opts;
 
 /** Everything derived from the options. */
 typedef struct axb_mkdb_plan {
     int npol;
-    int ntheta, nrad;              /**< elements along colatitude (0..180 deg) and radius */
+    int ntheta, nrad; /**< elements along colatitude (0..180 deg) and radius */
     int64_t nelem;
-    int64_t npoints;               /**< stored points per file */
-    int64_t nt;                    /**< samples */
+    int64_t npoints; /**< stored points per file */
+    int64_t nt;      /**< samples */
     double dt;
-    double r_min, r_max;           /**< metres */
-    double r_src;                  /**< source radius (metres) */
-    double src_shift;              /**< STF peak time, a whole number of samples */
+    double r_min, r_max; /**< metres */
+    double r_src;        /**< source radius (metres) */
+    double src_shift;    /**< STF peak time, a whole number of samples */
     int src_shift_samples;
-    double stf_sigma;              /**< STF width parameter from the physics */
-    float amplitude;               /**< as stored; the wavefield is computed with this value */
+    double stf_sigma; /**< STF width parameter from the physics */
+    float amplitude;  /**< as stored; the wavefield is computed with this value */
     int nsim;
-    axb_sim sims[4];               /**< runs written, in folder order */
-    int64_t file_bytes;            /**< estimated size of one file with the most variables */
-    int64_t total_bytes;           /**< estimated size of the database */
+    axb_sim sims[4];     /**< runs written, in folder order */
+    int64_t file_bytes;  /**< estimated size of one file with the most variables */
+    int64_t total_bytes; /**< estimated size of the database */
 } axb_mkdb_plan;
 
 /** Generated mesh: point coordinates plus the element topology of the displ_only layout. */
 typedef struct axb_mkdb_mesh {
     int npol;
     int64_t nelem, npoints;
-    bool has_elements;             /**< false for strain_only (interior points only) */
-    double *s, *z;                 /**< [npoints] metres */
-    double *es, *ez;               /**< [npoints] where the field is evaluated (see mkdb_mesh.c);
+    bool has_elements; /**< false for strain_only (interior points only) */
+    double *s, *z;     /**< [npoints] metres */
+    double *es, *ez;   /**< [npoints] where the field is evaluated (see mkdb_mesh.c);
                                         NULL for strain_only: there the stored float32 s, z */
-    int32_t *sem;                  /**< [nelem][npol+1][npol+1], sem[e][j][i], i = xi index */
-    int32_t *fem;                  /**< [nelem][4] */
-    int32_t *axis;                 /**< [nelem] */
-    int32_t *mid;                  /**< [nelem] point index of (npol/2, npol/2) */
+    int32_t *sem;      /**< [nelem][npol+1][npol+1], sem[e][j][i], i = xi index */
+    int32_t *fem;      /**< [nelem][4] */
+    int32_t *axis;     /**< [nelem] */
+    int32_t *mid;      /**< [nelem] point index of (npol/2, npol/2) */
     double gll[AXB_NPOL_MAX + 1], glj[AXB_NPOL_MAX + 1];
     double G1[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLJ derivatives, float32-rounded */
     double G2[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLL derivatives, float32-rounded */
@@ -94,7 +94,7 @@ typedef struct axb_mkdb_mesh {
 /** Result of a run (identical on every rank). */
 typedef struct axb_mkdb_result {
     axb_mkdb_plan plan;
-    int64_t bytes_written;         /**< size of the files on disk */
+    int64_t bytes_written; /**< size of the files on disk */
     double seconds;
 } axb_mkdb_result;
 
@@ -106,23 +106,21 @@ void axb_mkdb_defaults(axb_mkdb_opts *o);
 
 /** Validates @p o and derives the plan (pure; identical on every rank). AXB_ERR_ARG for bad
  *  options, AXB_ERR_UNSUPPORTED for the merged layout and forward strain_only. */
-AXB_NODISCARD axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *plan,
-                                            axb_error *err);
+AXB_NODISCARD axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *plan, axb_error *err);
 
 /** GLL and GLJ(0,1) points of order @p npol and their derivative matrices D[i][k] = l_k'(x_i)
  *  rounded to float32 (as AxiSEM stores them). */
-AXB_NODISCARD axb_status axb_mkdb_basis(int npol, double *gll, double *glj, double *G1, double *G2,
-                                        axb_error *err);
+AXB_NODISCARD axb_status axb_mkdb_basis(int npol, double *gll, double *glj, double *G1, double *G2, axb_error *err);
 
 /** Builds the mesh of @p plan (displ_only: shared GLL points, element topology; strain_only:
  *  the interior points of every element). Free with axb_mkdb_mesh_free. */
-AXB_NODISCARD axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements,
-                                             axb_mkdb_mesh *m, axb_error *err);
+AXB_NODISCARD axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, axb_mkdb_mesh *m,
+                                             axb_error *err);
 void axb_mkdb_mesh_free(axb_mkdb_mesh *m);
 
 /** The whole command (collective): plan, report sizes, mesh, every file, rename. */
-AXB_NODISCARD axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
-                                      axb_mkdb_result *res, axb_error *err);
+AXB_NODISCARD axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress, axb_mkdb_result *res,
+                                      axb_error *err);
 
 #ifdef __cplusplus
 }

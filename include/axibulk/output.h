@@ -39,17 +39,17 @@ typedef enum axb_precision { AXB_FLOAT32 = 0, AXB_FLOAT64 } axb_precision;
 
 /** What to write. Every rank passes an identical descriptor. */
 typedef struct axb_output_desc {
-    const char *path;            /**< final name; data go to PATH.partial, renamed to PATH on commit */
+    const char *path; /**< final name; data go to PATH.partial, renamed to PATH on commit */
     axb_out_format format;
-    axb_precision precision;     /**< sample type in the file; writes always pass float64 */
-    int64_t nrows;               /**< one row = one source–receiver seismogram set; >= 1 */
-    const char *components;      /**< distinct letters of "ZNERT" in output order; ncomp = strlen */
-    int64_t nsamples;            /**< samples per trace, >= 1 */
-    double dt;                   /**< sampling interval, s, > 0 */
-    double start_offset;         /**< first sample's time minus the row's source origin time, s */
-    const char *kind;            /**< "displacement" | "velocity" | "acceleration" */
-    const char *database;        /**< database path, recorded as provenance */
-    const axb_source *sources;   /**< [nsources], identical on all ranks (sliprates not used) */
+    axb_precision precision;   /**< sample type in the file; writes always pass float64 */
+    int64_t nrows;             /**< one row = one source–receiver seismogram set; >= 1 */
+    const char *components;    /**< distinct letters of "ZNERT" in output order; ncomp = strlen */
+    int64_t nsamples;          /**< samples per trace, >= 1 */
+    double dt;                 /**< sampling interval, s, > 0 */
+    double start_offset;       /**< first sample's time minus the row's source origin time, s */
+    const char *kind;          /**< "displacement" | "velocity" | "acceleration" */
+    const char *database;      /**< database path, recorded as provenance */
+    const axb_source *sources; /**< [nsources], identical on all ranks (sliprates not used) */
     int64_t nsources;
     const axb_receiver *receivers; /**< [nreceivers], identical on all ranks */
     int64_t nreceivers;
@@ -71,8 +71,7 @@ typedef struct axb_output axb_output;
  * On failure *out is NULL and this call leaves no PATH.partial behind (one that existed before
  * is kept, unless overwrite was set and the new file had replaced it).
  */
-AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc *d, axb_output **out,
-                                           axb_error *err);
+AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc *d, axb_output **out, axb_error *err);
 
 /**
  * Reopens PATH.partial of an earlier run with the same descriptor to finish it (collective; every
@@ -83,8 +82,8 @@ AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc 
  * again. Refused: a complete PATH, no unfinished file or record, a record of another identity, a
  * file of another shape.
  */
-AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done,
-                                           axb_output **out, axb_error *err);
+AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done, axb_output **out,
+                                           axb_error *err);
 
 /**
  * Writes rows (collective: every rank calls, each with its own rows — any subset, any order, n may
@@ -93,8 +92,8 @@ AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc 
  * the call, or a row this rank already wrote fails (AXB_ERR_ARG) on every rank before anything is
  * written. A row written by two different ranks is detected by axb_output_close.
  */
-AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows,
-                                          const double *data, axb_error *err);
+AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                          axb_error *err);
 
 /**
  * Writes rows from this rank alone (independent: the other ranks need not call, and none waits
@@ -104,8 +103,8 @@ AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_
  * A failure is this rank's alone: pass it to the next axb_output_sync, which every rank calls.
  * AXB_ERR_UNSUPPORTED for a format without independent writes (see axb_output_can_write_local).
  */
-AXB_NODISCARD axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows,
-                                                const double *data, axb_error *err);
+AXB_NODISCARD axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows, const double *data,
+                                                axb_error *err);
 
 /** Whether axb_output_write_local works for this file's format (bulk: yes; ASDF: no). */
 bool axb_output_can_write_local(const axb_output *o);

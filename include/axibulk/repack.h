@@ -37,14 +37,14 @@ typedef enum axb_repack_write {
 } axb_repack_write;
 
 typedef struct axb_repack_opts {
-    const char *src;            /**< original-layout database folder */
-    const char *dst;            /**< output folder; receives merged_output.nc4 */
-    int deflate;                /**< -1: contiguous, no compression; 0..9: element chunks, shuffle + deflate */
-    int64_t memory_bytes;       /**< per rank, for element data in flight */
-    bool force;                 /**< replace an existing output */
-    bool resume;                /**< continue a killed run from its .partial file */
-    bool verify;                /**< compare every element of the output with the source */
-    bool progress;              /**< progress lines on the progress stream (rank 0) */
+    const char *src;      /**< original-layout database folder */
+    const char *dst;      /**< output folder; receives merged_output.nc4 */
+    int deflate;          /**< -1: contiguous, no compression; 0..9: element chunks, shuffle + deflate */
+    int64_t memory_bytes; /**< per rank, for element data in flight */
+    bool force;           /**< replace an existing output */
+    bool resume;          /**< continue a killed run from its .partial file */
+    bool verify;          /**< compare every element of the output with the source */
+    bool progress;        /**< progress lines on the progress stream (rank 0) */
     /** Seconds between checkpoints: the file is synced and the finished elements recorded for
      *  --resume (a kill loses at most this much work). 0: after every slab. Between checkpoints
      *  the written slabs go to disk in the background while the next slabs are read. */
@@ -56,27 +56,26 @@ typedef struct axb_repack_result {
     int64_t elements, elements_written; /**< all elements; written by this run (not resumed) */
     int64_t bytes_in, bytes_out;        /**< size of the source files, of the output file */
     double seconds;
-    double read_mb_s, write_mb_s;       /**< source MB per second of reading, output MB per second
+    double read_mb_s, write_mb_s; /**< source MB per second of reading, output MB per second
                                              of writing (all ranks, over rank 0's time in each) */
     bool verified;
-    axb_repack_write write_mode;        /**< the mode used: collective or direct */
-    bool page_cache_bypassed;           /**< direct mode got O_DIRECT from the file system */
+    axb_repack_write write_mode; /**< the mode used: collective or direct */
+    bool page_cache_bypassed;    /**< direct mode got O_DIRECT from the file system */
 } axb_repack_result;
 
 /** Runs the conversion (collective). Refuses strain-only input, an existing output without force
  *  (or resume), too little free disk, and databases whose files disagree. */
-AXB_NODISCARD axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progress,
-                                        axb_repack_result *res, axb_error *err);
+AXB_NODISCARD axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progress, axb_repack_result *res,
+                                        axb_error *err);
 
 /** Compares every element of the merged database @p dst with the original @p src (collective).
  *  AXB_ERR_FORMAT naming the first differing element when they differ. */
-AXB_NODISCARD axb_status axb_repack_verify(MPI_Comm comm, const char *src, const char *dst,
-                                           int64_t memory_bytes, axb_error *err);
+AXB_NODISCARD axb_status axb_repack_verify(MPI_Comm comm, const char *src, const char *dst, int64_t memory_bytes,
+                                           axb_error *err);
 
 /** Hilbert-curve order of n points (x, y): order[k] is the index of the k-th point along the
  *  curve (2^16 × 2^16 grid over the bounding box; ties by index). */
-AXB_NODISCARD axb_status axb_hilbert_order(int64_t n, const double *x, const double *y,
-                                           int64_t *order, axb_error *err);
+AXB_NODISCARD axb_status axb_hilbert_order(int64_t n, const double *x, const double *y, int64_t *order, axb_error *err);
 
 #ifdef __cplusplus
 }

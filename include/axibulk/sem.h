@@ -56,12 +56,11 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
  * @p out receives E[6][i][j][t]. @p work needs 6·np1²·nt doubles. For dipole runs the sign
  * flip Instaseis applies after interpolation (E3, E5 · −1) is NOT applied here.
  */
-void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc,
-                    int64_t nt, const double *u, double *out, double *work);
+void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
+                    const double *u, double *out, double *work);
 
 /** Σ_ij wxi[i] weta[j] f[i][j][t] for every t: one component interpolated to (ξ, η). */
-void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi,
-                         const double *weta, double *out);
+void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta, double *out);
 
 #ifdef __cplusplus
 }

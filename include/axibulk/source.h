@@ -26,21 +26,21 @@ typedef enum axb_source_type { AXB_SRC_MOMENT = 0, AXB_SRC_FORCE } axb_source_ty
 
 typedef struct axb_source {
     axb_source_type type;
-    double lat, lon;            /**< geocentric latitude and longitude, degrees */
-    double depth;               /**< m below the surface; NAN when not given */
-    double m[6];                /**< m_rr, m_tt, m_pp, m_rt, m_rp, m_tp (N·m), moment sources */
-    double f[3];                /**< f_r, f_t, f_p (N), force sources */
+    double lat, lon; /**< geocentric latitude and longitude, degrees */
+    double depth;    /**< m below the surface; NAN when not given */
+    double m[6];     /**< m_rr, m_tt, m_pp, m_rt, m_rp, m_tp (N·m), moment sources */
+    double f[3];     /**< f_r, f_t, f_p (N), force sources */
     axb_time_ns origin_time;
-    double time_shift;          /**< s after origin_time (finite-source rupture time); NAN if none */
-    double dt;                  /**< sampling interval of sliprate (s); 0 when there is none */
+    double time_shift; /**< s after origin_time (finite-source rupture time); NAN if none */
+    double dt;         /**< sampling interval of sliprate (s); 0 when there is none */
     int64_t nsliprate;
-    double *sliprate;           /**< [nsliprate] moment-rate function (unit area if normalised) */
-    char name[64];              /**< event or subfault name, for outputs */
+    double *sliprate; /**< [nsliprate] moment-rate function (unit area if normalised) */
+    char name[64];    /**< event or subfault name, for outputs */
 } axb_source;
 
 typedef struct axb_receiver {
-    double lat, lon;            /**< geocentric latitude and longitude, degrees */
-    double depth;               /**< m below the surface; NAN when not given */
+    double lat, lon; /**< geocentric latitude and longitude, degrees */
+    double depth;    /**< m below the surface; NAN when not given */
     char network[8], station[8], location[8];
 } axb_receiver;
 
@@ -56,7 +56,7 @@ typedef struct axb_receiver_list {
 
 /** An explicit source–receiver pair (pairs files). */
 typedef struct axb_pair {
-    axb_source src;             /**< no sliprate */
+    axb_source src; /**< no sliprate */
     axb_receiver rec;
 } axb_pair;
 
@@ -89,8 +89,7 @@ void axb_asymmetric_cosine(double trise, double tfall, int64_t npts, double dt, 
 
 /** Linear re-sampling of a source's sliprate to dt with nsamp samples (Instaseis'
  *  resample_sliprate: the last value is held beyond the old end). Sets src->dt. */
-AXB_NODISCARD axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsamp,
-                                                      axb_error *err);
+AXB_NODISCARD axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsamp, axb_error *err);
 
 /* ---- finite sources and sliprates (src/numerics/source_math.c) ---- */
 
@@ -112,8 +111,8 @@ int64_t axb_source_list_hypocentre(const axb_source_list *l);
  *  of their tensors rotated into the Earth frame and back into the centroid's frame. Fills lat,
  *  lon, depth, m and name of @p cmt (type moment, no slip rate). AXB_ERR_ARG for an empty list
  *  or zero total moment. */
-AXB_NODISCARD axb_status axb_source_list_centroid(const axb_source_list *l, double planet_radius,
-                                                  axb_source *cmt, axb_error *err);
+AXB_NODISCARD axb_status axb_source_list_centroid(const axb_source_list *l, double planet_radius, axb_source *cmt,
+                                                  axb_error *err);
 
 /** Rupture duration: max − min time_shift over the sources that have one (0 if none). */
 double axb_source_list_rupture_duration(const axb_source_list *l);

@@ -25,8 +25,8 @@ typedef int64_t axb_time_ns;
 AXB_NODISCARD axb_status axb_time_parse(const char *s, axb_time_ns *t, axb_error *err);
 
 /** From calendar fields (UTC); seconds may carry a fraction. Fields are range-checked. */
-AXB_NODISCARD axb_status axb_time_from_fields(int year, int month, int day, int hour, int minute,
-                                              double second, axb_time_ns *t, axb_error *err);
+AXB_NODISCARD axb_status axb_time_from_fields(int year, int month, int day, int hour, int minute, double second,
+                                              axb_time_ns *t, axb_error *err);
 
 /** "YYYY-MM-DDTHH:MM:SS.ffffffZ" (microseconds), needs 32 bytes. */
 void axb_time_format(axb_time_ns t, char *buf, size_t size);

@@ -42,26 +42,26 @@ extern "C" {
 
 /** What the database and the user request say about the time axis. */
 typedef struct axb_time_params {
-    double dt_db;            /**< database sample spacing (s), > 0 */
-    int64_t npts_db;         /**< database samples per trace (ndumps), >= 2 */
-    double src_shift;        /**< `source shift factor in sec` (time of the STF peak), >= 0 */
-    int src_shift_samples;   /**< `source shift factor for deltat`, 0 <= . < npts_db */
-    double dt;               /**< requested output spacing (s); 0 = the database's, no resampling */
-    int kernelwidth;         /**< Lanczos a (Instaseis default 12), >= 1 */
+    double dt_db;             /**< database sample spacing (s), > 0 */
+    int64_t npts_db;          /**< database samples per trace (ndumps), >= 2 */
+    double src_shift;         /**< `source shift factor in sec` (time of the STF peak), >= 0 */
+    int src_shift_samples;    /**< `source shift factor for deltat`, 0 <= . < npts_db */
+    double dt;                /**< requested output spacing (s); 0 = the database's, no resampling */
+    int kernelwidth;          /**< Lanczos a (Instaseis default 12), >= 1 */
     bool remove_source_shift; /**< cut the samples before the STF peak (Instaseis default true) */
-    bool reconvolve_stf;     /**< the trace is re-convolved; excludes remove_source_shift */
+    bool reconvolve_stf;      /**< the trace is re-convolved; excludes remove_source_shift */
 } axb_time_params;
 
 /** The resulting time axis (all fields named as Instaseis' `time_information` keys). */
 typedef struct axb_time_window {
-    double dt_out;           /**< output sample spacing: dt, or dt_db when dt is 0 */
-    bool resample;           /**< Lanczos resampling runs (dt given; also for dt == dt_db) */
-    int ref_sample;          /**< sample at the origin time before the cut */
-    double time_shift_at_beginning; /**< start of the resampled axis after database sample 0 (s) */
+    double dt_out;                     /**< output sample spacing: dt, or dt_db when dt is 0 */
+    bool resample;                     /**< Lanczos resampling runs (dt given; also for dt == dt_db) */
+    int ref_sample;                    /**< sample at the origin time before the cut */
+    double time_shift_at_beginning;    /**< start of the resampled axis after database sample 0 (s) */
     int64_t npts_before_shift_removal; /**< samples after resampling (and the end cut) */
-    int samples_cut_at_end;  /**< samples dropped at the end for the kernel's boundary effect */
-    int64_t npts;            /**< final samples per trace */
-    double start_offset;     /**< starttime − origin time (s): 0, or −ref_sample·dt_out when the
+    int samples_cut_at_end;            /**< samples dropped at the end for the kernel's boundary effect */
+    int64_t npts;                      /**< final samples per trace */
+    double start_offset;               /**< starttime − origin time (s): 0, or −ref_sample·dt_out when the
                                   shift is kept (origin_time − ref_sample·dt_out in Instaseis) */
 } axb_time_window;
 
@@ -78,8 +78,7 @@ typedef struct axb_time_window {
  * database trace, as ObsPy's lanczos_interpolation requires (Instaseis fails there too). Sample
  * counts above INT32_MAX are refused. @p w is written only on success.
  */
-AXB_NODISCARD axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w,
-                                                 axb_error *err);
+AXB_NODISCARD axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w, axb_error *err);
 
 /** Python 3's `round(x, ndigits)` for a float: the exact binary value rounded to @p ndigits
  *  decimals (ties to even), read back to the nearest double. Non-finite @p x is returned as is.
@@ -104,8 +103,8 @@ double axb_py_mod(double x, double y);
  * new_dt > 0, new_start >= 0, new_start + (nout−1)·new_dt <= (nin−1)·old_dt. Samples outside
  * the input count as zero. @p out [nout] must not overlap @p in [nin].
  */
-void axb_lanczos_resample(const double *in, int64_t nin, double old_dt, double new_start,
-                          double new_dt, int64_t nout, int a, double *out);
+void axb_lanczos_resample(const double *in, int64_t nin, double old_dt, double new_start, double new_dt, int64_t nout,
+                          int a, double *out);
 
 /** Precomputed Lanczos weights for one (input length, output axis, a); immutable. */
 typedef struct axb_lanczos_plan axb_lanczos_plan;
@@ -115,9 +114,8 @@ typedef struct axb_lanczos_plan axb_lanczos_plan;
  * conditions (AXB_ERR_ARG: a >= 1, positive finite spacings, nin >= 1, nout >= 1; AXB_ERR_RANGE:
  * the output axis inside the input axis). The caller owns @p *plan (axb_lanczos_plan_destroy).
  */
-AXB_NODISCARD axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start,
-                                                 double new_dt, int64_t nout, int a,
-                                                 axb_lanczos_plan **plan, axb_error *err);
+AXB_NODISCARD axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start, double new_dt,
+                                                 int64_t nout, int a, axb_lanczos_plan **plan, axb_error *err);
 /** Resamples @p in [nin of the plan] into @p out [nout of the plan], no allocation, no libm call.
  *  Same taps and summation order as ObsPy; each term may differ from ObsPy's by one rounding
  *  (the kernel's two factors are multiplied before the datum), so results agree to ~1e-16 of the
@@ -162,19 +160,17 @@ int64_t axb_time_work_len(const axb_time_window *w, int64_t npts_db);
  * Uses the direct Lanczos evaluation (sin() per tap); the same computation with precomputed
  * weights is axb_time_plan_finish.
  */
-void axb_time_finish(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth,
-                     int n_derivative, const double *in, double *out, double *work);
+void axb_time_finish(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth, int n_derivative,
+                     const double *in, double *out, double *work);
 
 /** axb_time_finish with the Lanczos weights precomputed once per extraction; immutable. */
 typedef struct axb_time_plan axb_time_plan;
 /** Copies @p w and, if it resamples, builds its axb_lanczos_plan. The caller owns @p *plan. */
-AXB_NODISCARD axb_status axb_time_plan_create(const axb_time_window *w, int64_t npts_db,
-                                              double dt_db, int kernelwidth,
+AXB_NODISCARD axb_status axb_time_plan_create(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth,
                                               axb_time_plan **plan, axb_error *err);
 /** Same as axb_time_finish for the plan's window (results within ~1e-16 of the trace's scale of
  *  it, see axb_lanczos_plan_apply). Thread safe. @p work: axb_time_plan_work_len doubles. */
-void axb_time_plan_finish(const axb_time_plan *plan, int n_derivative, const double *in,
-                          double *out, double *work);
+void axb_time_plan_finish(const axb_time_plan *plan, int n_derivative, const double *in, double *out, double *work);
 /** The window the plan was made for (owned by the plan). */
 const axb_time_window *axb_time_plan_window(const axb_time_plan *plan);
 /** Doubles of scratch axb_time_plan_finish needs. */
@@ -200,8 +196,8 @@ typedef struct axb_reconv_plan axb_reconv_plan;
  * Errors: AXB_ERR_ARG (npts < 5, NULL, non-finite STF value), AXB_ERR_RANGE (nfft above INT_MAX),
  * AXB_ERR_NOMEM. The caller owns @p *plan (axb_reconv_plan_destroy).
  */
-AXB_NODISCARD axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf,
-                                                axb_reconv_plan **plan, axb_error *err);
+AXB_NODISCARD axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf, axb_reconv_plan **plan,
+                                                axb_error *err);
 
 /** nfft of the plan. */
 int64_t axb_reconv_plan_nfft(const axb_reconv_plan *plan);
@@ -214,9 +210,8 @@ int64_t axb_reconv_plan_nfft(const axb_reconv_plan *plan);
  * Kept in the plan until the next call; one FFT plus 2 libm calls per frequency.
  * Errors: AXB_ERR_ARG (NULL, nsliprate < 1, non-finite shift).
  */
-AXB_NODISCARD axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate,
-                                            int64_t nsliprate, double shift_samples,
-                                            axb_error *err);
+AXB_NODISCARD axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate,
+                                            double shift_samples, axb_error *err);
 
 /**
  * Re-convolves @p data [npts] in place with the STF of the last axb_reconv_set_stf:
@@ -229,9 +224,8 @@ AXB_NODISCARD axb_status axb_reconv_apply(axb_reconv_plan *plan, double *data, a
 
 /** axb_reconv_set_stf followed by axb_reconv_apply: one trace with its own source STF.
  *  When many traces share a source, call set_stf once and apply per trace (one FFT less each). */
-AXB_NODISCARD axb_status axb_reconv_execute(axb_reconv_plan *plan, const double *sliprate,
-                                            int64_t nsliprate, double shift_samples,
-                                            double *data, axb_error *err);
+AXB_NODISCARD axb_status axb_reconv_execute(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate,
+                                            double shift_samples, double *data, axb_error *err);
 
 /** Frees the plan (FFTW plans and buffers) and sets @p *plan to NULL; NULL-safe. Not thread safe
  *  (FFTW planner). */
@@ -253,8 +247,8 @@ void axb_reconv_plan_destroy(axb_reconv_plan **plan);
  * (corners+1)/2 rows; @p nsections receives that number.
  * Errors: AXB_ERR_ARG (corners outside 1..AXB_LOWPASS_MAX_CORNERS, wn not in (0, 1)).
  */
-AXB_NODISCARD axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6],
-                                                int *nsections, axb_error *err);
+AXB_NODISCARD axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6], int *nsections,
+                                                axb_error *err);
 
 /**
  * In place, as ObsPy's `lowpass(x, freq, df=sampling_rate, corners, zerophase)`: the sections of
@@ -266,8 +260,8 @@ AXB_NODISCARD axb_status axb_butter_lowpass_sos(int corners, double wn, double (
  * freq, corners outside 1..AXB_LOWPASS_MAX_CORNERS; (AXB_ERR_RANGE) freq >= Nyquist (ObsPy would
  * clamp to Nyquist and scipy then rejects it).
  */
-AXB_NODISCARD axb_status axb_lowpass(double *x, int64_t n, double sampling_rate, double freq,
-                                     int corners, bool zerophase, axb_error *err);
+AXB_NODISCARD axb_status axb_lowpass(double *x, int64_t n, double sampling_rate, double freq, int corners,
+                                     bool zerophase, axb_error *err);
 /** @} */
 
 #ifdef __cplusplus

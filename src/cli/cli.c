@@ -90,8 +90,7 @@ static int report(const axb_cmd_env *env, const char *cmd, axb_status st, axb_er
     if (env->rank == reporter) {
         const char *msg = err->msg[0] ? err->msg : axb_strerror(cause);
         if (env->size > 1)
-            fprintf(errout, "axibulk%s%s: error (rank %d): %s\n", cmd ? " " : "", cmd ? cmd : "",
-                    env->rank, msg);
+            fprintf(errout, "axibulk%s%s: error (rank %d): %s\n", cmd ? " " : "", cmd ? cmd : "", env->rank, msg);
         else
             fprintf(errout, "axibulk%s%s: error: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
         fflush(errout);

@@ -43,31 +43,42 @@ static void set_options(extract_args *a, axb_opt *o)
         {"cmt", 0, AXB_OPT_STRING, &a->cmt, "FILE", "sources: CMTSOLUTION or QuakeML (with --stations)"},
         {"stations", 0, AXB_OPT_STRING, &a->stations, "FILE", "receivers: STATIONS or StationXML"},
         {"finite", 0, AXB_OPT_STRING, &a->finite, "FILE", "a finite fault: SRF (.srf) or USGS (.param)"},
-        {"finite-list", 0, AXB_OPT_STRING, &a->finite_list, "FILE", "many finite faults: one SRF/.param path per line (with --stations)"},
-        {"components", 0, AXB_OPT_STRING, &a->components, "ZNERT", "components in output order (default: the database's)"},
+        {"finite-list", 0, AXB_OPT_STRING, &a->finite_list, "FILE",
+         "many finite faults: one SRF/.param path per line (with --stations)"},
+        {"components", 0, AXB_OPT_STRING, &a->components, "ZNERT",
+         "components in output order (default: the database's)"},
         {"kind", 0, AXB_OPT_STRING, &a->kind, "KIND", "displacement (default), velocity or acceleration"},
         {"dt", 0, AXB_OPT_DOUBLE, &a->dt, "S", "output sample interval (<= the database's; Lanczos resampling)"},
         {"kernelwidth", 0, AXB_OPT_INT, &a->kernelwidth, "N", "Lanczos kernel half-width (default 12)"},
-        {"no-remove-source-shift", 0, AXB_OPT_FLAG, &a->no_remove_shift, NULL, "keep the samples before the source time function's peak"},
-        {"reconvolve-stf", 0, AXB_OPT_FLAG, &a->reconvolve, NULL, "reconvolve with the sources' own slip rates (implied by --finite, --finite-list)"},
-        {"origin-time", 0, AXB_OPT_STRING, &a->origin_time, "TIME", "origin time of pairs-file sources (ISO 8601; default 1970-01-01T00:00:00)"},
+        {"no-remove-source-shift", 0, AXB_OPT_FLAG, &a->no_remove_shift, NULL,
+         "keep the samples before the source time function's peak"},
+        {"reconvolve-stf", 0, AXB_OPT_FLAG, &a->reconvolve, NULL,
+         "reconvolve with the sources' own slip rates (implied by --finite, --finite-list)"},
+        {"origin-time", 0, AXB_OPT_STRING, &a->origin_time, "TIME",
+         "origin time of pairs-file sources (ISO 8601; default 1970-01-01T00:00:00)"},
         {"output", 'o', AXB_OPT_STRING, &a->output, "FILE", "output HDF5 file"},
         {"format", 0, AXB_OPT_STRING, &a->format, "FMT", "bulk (default) or asdf"},
         {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
         {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
-        {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB", "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
-        {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL, "independent instead of collective MPI-IO reads (for comparisons)"},
-        {"write-mode", 0, AXB_OPT_STRING, &a->write_mode, "M", "auto (default: independent on one node, else collective), collective or independent"},
-        {"cold-batches", 0, AXB_OPT_FLAG, &a->cold_batches, NULL, "drop the database's page cache before every batch read (cold-cache benchmarks)"},
+        {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB",
+         "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
+        {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL,
+         "independent instead of collective MPI-IO reads (for comparisons)"},
+        {"write-mode", 0, AXB_OPT_STRING, &a->write_mode, "M",
+         "auto (default: independent on one node, else collective), collective or independent"},
+        {"cold-batches", 0, AXB_OPT_FLAG, &a->cold_batches, NULL,
+         "drop the database's page cache before every batch read (cold-cache benchmarks)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},
         {"highpass", 0, AXB_OPT_STRING, &a->highpass, "F", "Butterworth highpass, corner F Hz"},
         {"bandpass", 0, AXB_OPT_STRING, &a->bandpass, "F1,F2", "Butterworth bandpass between F1 and F2 Hz"},
-        {"loggabor", 0, AXB_OPT_STRING, &a->loggabor, "T,W", "log-Gabor band-pass: centre period T s, relative width W in (0,1)"},
+        {"loggabor", 0, AXB_OPT_STRING, &a->loggabor, "T,W",
+         "log-Gabor band-pass: centre period T s, relative width W in (0,1)"},
         {"filter-order", 0, AXB_OPT_INT, &a->filter_order, "N", "Butterworth order (default 4)"},
         {"zerophase", 0, AXB_OPT_FLAG, &a->zerophase, NULL, "zero-phase Butterworth (|H|^2) instead of causal"},
-        {"fftw-wisdom", 0, AXB_OPT_STRING, &a->wisdom, "FILE", "plan filter FFTs with FFTW_MEASURE, reusing and updating this wisdom file"},
+        {"fftw-wisdom", 0, AXB_OPT_STRING, &a->wisdom, "FILE",
+         "plan filter FFTs with FFTW_MEASURE, reusing and updating this wisdom file"},
         {"quiet", 'q', AXB_OPT_FLAG, &a->quiet, NULL, "no progress messages"},
         {"job", 0, AXB_OPT_STRING, &a->job, "FILE", "read options from a YAML job file (the command line wins)"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
@@ -82,10 +93,12 @@ static axb_status apply_job(const axb_job *job, const char *path, const axb_opt 
     for (int i = 0; i < job->n; i++) {
         const axb_job_entry *e = &job->e[i];
         axb_status st;
-        if (!strcmp(e->key, "job")) st = axb_error_set(err, AXB_ERR_ARG, "a job file cannot name another job file");
+        if (!strcmp(e->key, "job"))
+            st = axb_error_set(err, AXB_ERR_ARG, "a job file cannot name another job file");
         else if (!strcmp(e->key, "remove-source-shift")) {
             bool keep;
-            axb_opt one[2] = {{"remove-source-shift", 0, AXB_OPT_FLAG, &keep, NULL, ""}, {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL}};
+            axb_opt one[2] = {{"remove-source-shift", 0, AXB_OPT_FLAG, &keep, NULL, ""},
+                              {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL}};
             st = axb_opts_apply(one, e->key, e->value, err);
             if (!st) st = axb_opts_apply(opts, "no-remove-source-shift", keep ? "false" : "true", err);
         } else
@@ -111,8 +124,8 @@ typedef struct inputs {
     axb_source_list sources;
     axb_fault_list faults;
     axb_receiver_list receivers;
-    axb_source *src_table;      /* pairs: copies of the pairs' sources */
-    axb_receiver *rec_table;    /* pairs: copies of the pairs' receivers */
+    axb_source *src_table;   /* pairs: copies of the pairs' sources */
+    axb_receiver *rec_table; /* pairs: copies of the pairs' receivers */
 } inputs;
 
 static void inputs_free(inputs *in)
@@ -155,18 +168,25 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     const int nsel = (a->pairs != NULL) + (a->cmt != NULL) + (a->finite != NULL) + (a->finite_list != NULL);
     AXB_CHECK(err, nsel == 1, AXB_ERR_ARG,
               "give exactly one of --pairs, --cmt, --finite or --finite-list (the last three with --stations)");
-    AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG, "--stations goes with --cmt, --finite or --finite-list, not --pairs");
+    AXB_CHECK(err, !a->pairs || !a->stations, AXB_ERR_ARG,
+              "--stations goes with --cmt, --finite or --finite-list, not --pairs");
     AXB_CHECK(err, a->pairs || a->stations, AXB_ERR_ARG, "--%s needs --stations",
-              a->cmt ? "cmt" : a->finite ? "finite" : "finite-list");
+              a->cmt          ? "cmt"
+                  : a->finite ? "finite"
+                              : "finite-list");
     if (a->pairs) return read_pairs(a, in, job, err);
-    if (looks_like_xml(a->stations)) AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
-    else AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
+    if (looks_like_xml(a->stations))
+        AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
+    else
+        AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
     AXB_CHECK(err, in->receivers.n > 0, AXB_ERR_ARG, "%s: no stations", a->stations);
     job->receivers = in->receivers.rec;
     job->nreceivers = in->receivers.n;
     if (a->cmt) {
-        if (looks_like_xml(a->cmt)) AXB_TRY(axb_read_quakeml(a->cmt, &in->sources, err));
-        else AXB_TRY(axb_read_cmtsolution(a->cmt, &in->sources, err));
+        if (looks_like_xml(a->cmt))
+            AXB_TRY(axb_read_quakeml(a->cmt, &in->sources, err));
+        else
+            AXB_TRY(axb_read_cmtsolution(a->cmt, &in->sources, err));
         AXB_CHECK(err, in->sources.n > 0, AXB_ERR_ARG, "%s: no events", a->cmt);
         job->layout = AXB_ROWS_CROSS;
         job->sources = in->sources.src;
@@ -192,8 +212,10 @@ static axb_status parse_filter(const extract_args *a, axb_filter_spec *f, axb_er
     f->zerophase = a->zerophase;
     char *end = NULL;
     const char *v = a->lowpass ? a->lowpass : a->highpass ? a->highpass : a->bandpass ? a->bandpass : a->loggabor;
-    f->kind = a->lowpass ? AXB_FILTER_LOWPASS : a->highpass ? AXB_FILTER_HIGHPASS
-            : a->bandpass ? AXB_FILTER_BANDPASS : AXB_FILTER_LOGGABOR;
+    f->kind = a->lowpass ? AXB_FILTER_LOWPASS
+        : a->highpass    ? AXB_FILTER_HIGHPASS
+        : a->bandpass    ? AXB_FILTER_BANDPASS
+                         : AXB_FILTER_LOGGABOR;
     double x = strtod(v, &end), y = 0;
     const bool two = f->kind == AXB_FILTER_BANDPASS || f->kind == AXB_FILTER_LOGGABOR;
     bool ok = end != v;
@@ -204,8 +226,10 @@ static axb_status parse_filter(const extract_args *a, axb_filter_spec *f, axb_er
     }
     AXB_CHECK(err, ok && *end == '\0', AXB_ERR_ARG, "filter '%s': expected %s", v,
               two ? (f->kind == AXB_FILTER_LOGGABOR ? "PERIOD,WIDTH" : "F1,F2") : "a frequency in Hz");
-    if (f->kind == AXB_FILTER_LOGGABOR) f->period = x, f->width = y;
-    else f->f1 = x, f->f2 = y;
+    if (f->kind == AXB_FILTER_LOGGABOR)
+        f->period = x, f->width = y;
+    else
+        f->f1 = x, f->f2 = y;
     return AXB_OK;
 }
 
@@ -228,7 +252,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
         AXB_TRY(parse_filter(a, &a->filter, err));
         job->filter = &a->filter;
     }
-    AXB_CHECK(err, !a->wisdom || nfilters, AXB_ERR_ARG, "--fftw-wisdom goes with a filter (the only FFTs worth measuring)");
+    AXB_CHECK(err, !a->wisdom || nfilters, AXB_ERR_ARG,
+              "--fftw-wisdom goes with a filter (the only FFTs worth measuring)");
     job->fftw_wisdom = a->wisdom;
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     if (a->components) {
@@ -239,8 +264,8 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     if (a->kind) AXB_TRY(axb_quantity_parse(a->kind, &o.quantity, err));
     AXB_CHECK(err, a->dt >= 0, AXB_ERR_ARG, "--dt must be bigger than 0");
     o.dt = a->dt;
-    AXB_CHECK(err, a->kernelwidth >= 1 && a->kernelwidth <= 1000, AXB_ERR_ARG,
-              "--kernelwidth %ld: must be 1..1000", a->kernelwidth);
+    AXB_CHECK(err, a->kernelwidth >= 1 && a->kernelwidth <= 1000, AXB_ERR_ARG, "--kernelwidth %ld: must be 1..1000",
+              a->kernelwidth);
     o.kernelwidth = (int)a->kernelwidth;
     AXB_CHECK(err, a->batch_mb >= 1, AXB_ERR_ARG, "--batch-mb %ld: must be positive", a->batch_mb);
     o.batch_mb = a->batch_mb;
@@ -276,8 +301,10 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     axb_job jf = {0, NULL};
     const char *job_path = NULL;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--job") && i + 1 < argc) job_path = argv[i + 1];
-        else if (!strncmp(argv[i], "--job=", 6)) job_path = argv[i] + 6;
+        if (!strcmp(argv[i], "--job") && i + 1 < argc)
+            job_path = argv[i + 1];
+        else if (!strncmp(argv[i], "--job=", 6))
+            job_path = argv[i] + 6;
     }
     axb_status st = AXB_OK;
     if (job_path) {
@@ -310,13 +337,14 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     if (!st) st = axb_extract_job_run(env->comm, &job, env->errout, &res, err);
     if (!st && env->rank == 0) {
         char cached[64] = "";
-        if (res.cache_hits > 0) snprintf(cached, sizeof cached, ", %lld from the element cache", (long long)res.cache_hits);
+        if (res.cache_hits > 0)
+            snprintf(cached, sizeof cached, ", %lld from the element cache", (long long)res.cache_hits);
         fprintf(env->out,
                 "wrote %lld rows x %d components (%s) x %lld samples at %g s to %s in %.2f s "
                 "(%.1f rows/s, %lld element reads in %lld read calls, %.1f MB%s)\n",
-                (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
-                res.seconds, (double)res.rows / (res.seconds > 0 ? res.seconds : 1),
-                (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
+                (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output, res.seconds,
+                (double)res.rows / (res.seconds > 0 ? res.seconds : 1), (long long)res.elements_read,
+                (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
     }
     inputs_free(&in);
     axb_job_free(&jf);

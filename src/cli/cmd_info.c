@@ -30,9 +30,12 @@ static void human_duration(char *buf, size_t n, double s)
 {
     long h = (long)(s / 3600), m = (long)fmod(s / 60, 60);
     double sec = fmod(s, 60);
-    if (h) snprintf(buf, n, "%ldh %02ldm %04.1fs", h, m, sec);
-    else if (m) snprintf(buf, n, "%ldm %04.1fs", m, sec);
-    else snprintf(buf, n, "%.1fs", sec);
+    if (h)
+        snprintf(buf, n, "%ldh %02ldm %04.1fs", h, m, sec);
+    else if (m)
+        snprintf(buf, n, "%ldm %04.1fs", m, sec);
+    else
+        snprintf(buf, n, "%.1fs", sec);
 }
 
 static void layout_text(char *buf, size_t n, const axb_db_info *i)
@@ -62,15 +65,17 @@ static void print_text(FILE *o, const axb_db *db)
     size_t off = 0;
     for (int s = 0; s < AXB_NSIM; s++)
         if (i->has_sim[s])
-            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s (%s)", off ? ", " : "",
-                                    axb_sim_name((axb_sim)s), axb_excitation_name(i->excitation[s]));
+            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s (%s)", off ? ", " : "", axb_sim_name((axb_sim)s),
+                                    axb_excitation_name(i->excitation[s]));
     fprintf(o, "%-17s %s\n", "simulations", buf);
     fprintf(o, "%-17s %s\n", "dump type", axb_dump_type_name(i->dump));
     layout_text(buf, sizeof buf, i);
     fprintf(o, "%-17s %s\n", "layout", buf);
     fprintf(o, "%-17s %d\n", "file version", i->file_version);
-    if (i->nelem) fprintf(o, "%-17s %lld\n", "elements", (long long)i->nelem);
-    else fprintf(o, "%-17s %s\n", "elements", "not stored (strain_only: nearest-point lookup)");
+    if (i->nelem)
+        fprintf(o, "%-17s %lld\n", "elements", (long long)i->nelem);
+    else
+        fprintf(o, "%-17s %s\n", "elements", "not stored (strain_only: nearest-point lookup)");
     fprintf(o, "%-17s %lld (npol %d)\n", "GLL points", (long long)i->npoints, i->npol);
     fprintf(o, "%-17s %lld\n", "samples", (long long)i->ndumps);
     fprintf(o, "%-17s %.6f s (%.6g Hz)\n", "dt", i->dt, 1.0 / i->dt);
@@ -79,15 +84,16 @@ static void print_text(FILE *o, const axb_db *db)
     fprintf(o, "%-17s %.2f s\n", "dominant period", i->period);
     fprintf(o, "%-17s %s\n", "source time fn", i->stf);
     fprintf(o, "%-17s %.4f s (%d samples)\n", "source shift", i->src_shift, i->src_shift_samples);
-    fprintf(o, "%-17s %.1f - %.1f km (planet radius %.1f km)\n", "radii", i->min_radius / 1e3,
-            i->max_radius / 1e3, i->planet_radius / 1e3);
+    fprintf(o, "%-17s %.1f - %.1f km (planet radius %.1f km)\n", "radii", i->min_radius / 1e3, i->max_radius / 1e3,
+            i->planet_radius / 1e3);
     fprintf(o, "%-17s %.6g - %.6g deg\n", "distances", i->min_d, i->max_d);
-    if (i->kind == AXB_DB_FORWARD) fprintf(o, "%-17s %.3f km\n", "source depth", i->source_depth / 1e3);
+    if (i->kind == AXB_DB_FORWARD)
+        fprintf(o, "%-17s %.3f km\n", "source depth", i->source_depth / 1e3);
     else
         fprintf(o, "%-17s %.1f - %.1f km\n", "source depths", (i->planet_radius - i->max_radius) / 1e3,
                 (i->planet_radius - i->min_radius) / 1e3);
-    fprintf(o, "%-17s %s%s%s\n", "background model", i->background_model,
-            i->external_model[0] ? ", external " : "", i->external_model);
+    fprintf(o, "%-17s %s%s%s\n", "background model", i->background_model, i->external_model[0] ? ", external " : "",
+            i->external_model);
     fprintf(o, "%-17s %s\n", "attenuation", i->attenuation ? "yes" : "no");
     human_bytes(b2, sizeof b2, i->total_bytes);
     fprintf(o, "%-17s %s (%lld bytes)\n", "size on disk", b2, (long long)i->total_bytes);
@@ -184,8 +190,10 @@ axb_status axb_cmd_info(const axb_cmd_env *env, int argc, char **argv, axb_error
     axb_db *db;
     AXB_TRY(axb_db_open(env->comm, pos[0], &db, err));
     if (env->rank == 0) {
-        if (json) print_json(env->out, db);
-        else print_text(env->out, db);
+        if (json)
+            print_json(env->out, db);
+        else
+            print_text(env->out, db);
     }
     axb_db_close(&db);
     return AXB_OK;

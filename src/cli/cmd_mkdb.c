@@ -23,13 +23,13 @@ static const char mkdb_help[] =
     "\n"
     "options:\n";
 
-static axb_status parse_enum(const char *opt, const char *val, const char *const *names, int n,
-                             int *out, axb_error *err)
+static axb_status parse_enum(const char *opt, const char *val, const char *const *names, int n, int *out,
+                             axb_error *err)
 {
     for (int k = 0; k < n; k++)
         if (!strcmp(val, names[k])) return *out = k, AXB_OK;
-    return axb_error_set(err, AXB_ERR_ARG, "--%s '%s': expected %s%s%s", opt, val, names[0],
-                         n > 1 ? " or " : "", n > 1 ? names[1] : "");
+    return axb_error_set(err, AXB_ERR_ARG, "--%s '%s': expected %s%s%s", opt, val, names[0], n > 1 ? " or " : "",
+                         n > 1 ? names[1] : "");
 }
 
 axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error *err)
@@ -95,10 +95,11 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
     axb_mkdb_result r;
     AXB_TRY(axb_mkdb_run(env->comm, &o, env->errout, &r, err));
     if (env->rank == 0)
-        fprintf(env->out, "wrote %s: %d files, %lld elements, %lld GLL points, %lld samples, "
-                          "%.2f MB in %.2f s (%.1f MB/s)\n",
-                o.dir, o.layout == AXB_LAYOUT_MERGED ? 1 : r.plan.nsim, (long long)r.plan.nelem, (long long)r.plan.npoints,
-                (long long)r.plan.nt, (double)r.bytes_written / 1e6, r.seconds,
+        fprintf(env->out,
+                "wrote %s: %d files, %lld elements, %lld GLL points, %lld samples, "
+                "%.2f MB in %.2f s (%.1f MB/s)\n",
+                o.dir, o.layout == AXB_LAYOUT_MERGED ? 1 : r.plan.nsim, (long long)r.plan.nelem,
+                (long long)r.plan.npoints, (long long)r.plan.nt, (double)r.bytes_written / 1e6, r.seconds,
                 (double)r.bytes_written / 1e6 / (r.seconds > 0 ? r.seconds : 1e-9));
     return AXB_OK;
 }

@@ -27,10 +27,22 @@ static axb_status parse_size(const char *s, int64_t *out, axb_error *err)
     double v = strtod(s, &end);
     double mult = 1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': mult = 1024.0; end++; break;
-    case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    case 'K':
+        mult = 1024.0;
+        end++;
+        break;
+    case 'M':
+        mult = 1024.0 * 1024;
+        end++;
+        break;
+    case 'G':
+        mult = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    case 'T':
+        mult = 1024.0 * 1024 * 1024 * 1024;
+        end++;
+        break;
     default: break;
     }
     if (toupper((unsigned char)*end) == 'B') end++;
@@ -49,9 +61,13 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     const axb_opt opts[] = {
         {"contiguous", 0, AXB_OPT_FLAG, &contiguous, NULL, "no chunking, no compression: fastest for MPI-IO (default)"},
         {"deflate", 0, AXB_OPT_INT, &deflate, "N", "one chunk per element, shuffle + deflate level N (0-9): smaller"},
-        {"memory", 0, AXB_OPT_STRING, &memory, "SIZE", "per rank: half for slabs in flight, half for source chunks kept between slabs (default 1G)"},
-        {"checkpoint", 0, AXB_OPT_DOUBLE, &checkpoint, "S", "seconds between syncs that record finished elements for --resume (default 10; 0: every slab)"},
-        {"write-mode", 0, AXB_OPT_STRING, &write_mode, "M", "auto (default: direct for contiguous output, else collective), collective (MPI-IO through HDF5) or direct (each rank writes its range with O_DIRECT)"},
+        {"memory", 0, AXB_OPT_STRING, &memory, "SIZE",
+         "per rank: half for slabs in flight, half for source chunks kept between slabs (default 1G)"},
+        {"checkpoint", 0, AXB_OPT_DOUBLE, &checkpoint, "S",
+         "seconds between syncs that record finished elements for --resume (default 10; 0: every slab)"},
+        {"write-mode", 0, AXB_OPT_STRING, &write_mode, "M",
+         "auto (default: direct for contiguous output, else collective), collective (MPI-IO through HDF5) or direct "
+         "(each rank writes its range with O_DIRECT)"},
         {"resume", 0, AXB_OPT_FLAG, &resume, NULL, "continue a killed run from DST/merged_output.nc4.partial"},
         {"verify", 0, AXB_OPT_FLAG, &verify, NULL, "afterwards compare every element with the source"},
         {"force", 0, AXB_OPT_FLAG, &force, NULL, "replace an existing output"},
@@ -70,15 +86,23 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     }
     AXB_CHECK(err, npos == 2, AXB_ERR_ARG, "usage: axibulk repack SRC DST [options] (see --help)");
     AXB_CHECK(err, !(contiguous && deflate != -2), AXB_ERR_ARG, "--contiguous and --deflate exclude each other");
-    AXB_CHECK(err, deflate == -2 || (deflate >= 0 && deflate <= 9), AXB_ERR_ARG, "--deflate %ld: must be 0..9", deflate);
+    AXB_CHECK(err, deflate == -2 || (deflate >= 0 && deflate <= 9), AXB_ERR_ARG, "--deflate %ld: must be 0..9",
+              deflate);
     AXB_CHECK(err, !(resume && force), AXB_ERR_ARG, "--resume and --force exclude each other");
-    AXB_CHECK(err, checkpoint >= 0 && isfinite(checkpoint), AXB_ERR_ARG, "--checkpoint %g: must be 0 or more seconds", checkpoint);
+    AXB_CHECK(err, checkpoint >= 0 && isfinite(checkpoint), AXB_ERR_ARG, "--checkpoint %g: must be 0 or more seconds",
+              checkpoint);
     axb_repack_write wm = AXB_REPACK_WRITE_AUTO;
-    if (!strcmp(write_mode, "collective")) wm = AXB_REPACK_WRITE_COLLECTIVE;
-    else if (!strcmp(write_mode, "direct")) wm = AXB_REPACK_WRITE_DIRECT;
-    else AXB_CHECK(err, !strcmp(write_mode, "auto"), AXB_ERR_ARG, "--write-mode '%s': expected auto, collective or direct", write_mode);
-    AXB_CHECK(err, !(wm == AXB_REPACK_WRITE_DIRECT && deflate != -2), AXB_ERR_ARG, "--write-mode direct needs contiguous storage (not --deflate)");
-    axb_repack_opts o = {pos[0], pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet, checkpoint, wm};
+    if (!strcmp(write_mode, "collective"))
+        wm = AXB_REPACK_WRITE_COLLECTIVE;
+    else if (!strcmp(write_mode, "direct"))
+        wm = AXB_REPACK_WRITE_DIRECT;
+    else
+        AXB_CHECK(err, !strcmp(write_mode, "auto"), AXB_ERR_ARG,
+                  "--write-mode '%s': expected auto, collective or direct", write_mode);
+    AXB_CHECK(err, !(wm == AXB_REPACK_WRITE_DIRECT && deflate != -2), AXB_ERR_ARG,
+              "--write-mode direct needs contiguous storage (not --deflate)");
+    axb_repack_opts o = {pos[0],     pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet,
+                         checkpoint, wm};
     AXB_TRY(parse_size(memory, &o.memory_bytes, err));
     axb_repack_result r;
     AXB_TRY(axb_repack_run(env->comm, &o, env->errout, &r, err));
@@ -86,10 +110,10 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
         fprintf(env->out,
                 "repacked %lld elements (%lld written by this run) into %s/merged_output.nc4 in %.2f s: "
                 "%.1f MB/s read, %.1f MB/s written (%s); size %.2f MB vs %.2f MB original (ratio %.3f)%s\n",
-                (long long)r.elements, (long long)r.elements_written, o.dst, r.seconds, r.read_mb_s,
-                r.write_mb_s,
-                r.write_mode == AXB_REPACK_WRITE_DIRECT ? (r.page_cache_bypassed ? "direct, O_DIRECT" : "direct, through the page cache")
-                                                        : "collective",
+                (long long)r.elements, (long long)r.elements_written, o.dst, r.seconds, r.read_mb_s, r.write_mb_s,
+                r.write_mode == AXB_REPACK_WRITE_DIRECT
+                    ? (r.page_cache_bypassed ? "direct, O_DIRECT" : "direct, through the page cache")
+                    : "collective",
                 (double)r.bytes_out / 1e6, (double)r.bytes_in / 1e6,
                 r.bytes_in ? (double)r.bytes_out / (double)r.bytes_in : 0.0, r.verified ? "; verified" : "");
     return AXB_OK;

@@ -19,9 +19,12 @@ static void quoted(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
     }
     fputc('"', f);
 }
@@ -52,10 +55,22 @@ static void close_(axb_json *j, char c)
     fputc(c, j->f);
 }
 
-void axb_json_object(axb_json *j, const char *key) { open_(j, key, '{'); }
-void axb_json_array(axb_json *j, const char *key) { open_(j, key, '['); }
-void axb_json_end_object(axb_json *j) { close_(j, '}'); }
-void axb_json_end_array(axb_json *j) { close_(j, ']'); }
+void axb_json_object(axb_json *j, const char *key)
+{
+    open_(j, key, '{');
+}
+void axb_json_array(axb_json *j, const char *key)
+{
+    open_(j, key, '[');
+}
+void axb_json_end_object(axb_json *j)
+{
+    close_(j, '}');
+}
+void axb_json_end_array(axb_json *j)
+{
+    close_(j, ']');
+}
 
 void axb_json_end(axb_json *j)
 {
@@ -72,8 +87,10 @@ void axb_json_str(axb_json *j, const char *key, const char *v)
 void axb_json_num(axb_json *j, const char *key, double v)
 {
     sep(j, key);
-    if (isfinite(v)) fprintf(j->f, "%.17g", v);
-    else fputs("null", j->f);
+    if (isfinite(v))
+        fprintf(j->f, "%.17g", v);
+    else
+        fputs("null", j->f);
 }
 
 void axb_json_int(axb_json *j, const char *key, int64_t v)

@@ -14,14 +14,14 @@ typedef struct axb_json {
     bool first[AXB_JSON_MAXDEPTH];
 } axb_json;
 
-void axb_json_begin(axb_json *j, FILE *f);     /* opens the top-level object */
-void axb_json_end(axb_json *j);                /* closes everything, adds a newline */
-void axb_json_object(axb_json *j, const char *key);  /* key NULL inside arrays */
+void axb_json_begin(axb_json *j, FILE *f);          /* opens the top-level object */
+void axb_json_end(axb_json *j);                     /* closes everything, adds a newline */
+void axb_json_object(axb_json *j, const char *key); /* key NULL inside arrays */
 void axb_json_array(axb_json *j, const char *key);
 void axb_json_end_object(axb_json *j);
 void axb_json_end_array(axb_json *j);
 void axb_json_str(axb_json *j, const char *key, const char *v);
-void axb_json_num(axb_json *j, const char *key, double v);   /* non-finite -> null */
+void axb_json_num(axb_json *j, const char *key, double v); /* non-finite -> null */
 void axb_json_int(axb_json *j, const char *key, int64_t v);
 void axb_json_bool(axb_json *j, const char *key, bool v);
 

@@ -34,8 +34,8 @@ static axb_status set_value(const axb_opt *o, const char *val, axb_error *err)
     }
     case AXB_OPT_DOUBLE: {
         double v = strtod(val, &end);
-        AXB_CHECK(err, *val && !*end && !errno && isfinite(v), AXB_ERR_ARG,
-                  "--%s: '%s' is not a finite number", o->name, val);
+        AXB_CHECK(err, *val && !*end && !errno && isfinite(v), AXB_ERR_ARG, "--%s: '%s' is not a finite number",
+                  o->name, val);
         *(double *)o->target = v;
         return AXB_OK;
     }
@@ -43,8 +43,8 @@ static axb_status set_value(const axb_opt *o, const char *val, axb_error *err)
     return axb_error_set(err, AXB_ERR_INTERNAL, "option kind");
 }
 
-axb_status axb_opts_parse(const axb_opt *opts, int argc, char **argv, const char **pos, int maxpos,
-                          int *npos, bool *help, axb_error *err)
+axb_status axb_opts_parse(const axb_opt *opts, int argc, char **argv, const char **pos, int maxpos, int *npos,
+                          bool *help, axb_error *err)
 {
     *npos = 0;
     *help = false;
@@ -94,11 +94,10 @@ void axb_opts_print(FILE *out, const axb_opt *opts)
     for (const axb_opt *o = opts; o->name; o++) {
         char left[64];
         if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name,
-                     o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        else
-            snprintf(left, sizeof left, "    --%s%s%s", o->name, o->metavar ? " " : "",
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->metavar ? " " : "",
                      o->metavar ? o->metavar : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
         fprintf(out, "  %-28s %s\n", left, o->help);
     }
     fprintf(out, "  %-28s %s\n", "-h, --help", "show this help and exit");

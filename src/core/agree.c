@@ -45,7 +45,9 @@ axb_status axb_agree_sum(MPI_Comm comm, axb_status st, int64_t *value, axb_error
 {
     int64_t sum = 0;
     const int rc = MPI_Allreduce(value, &sum, 1, MPI_INT64_T, MPI_SUM, comm);
-    if (rc == MPI_SUCCESS) *value = sum;
-    else if (st == AXB_OK) st = axb_mpi_error(err, rc, "counter reduction");
+    if (rc == MPI_SUCCESS)
+        *value = sum;
+    else if (st == AXB_OK)
+        st = axb_mpi_error(err, rc, "counter reduction");
     return axb_agree(comm, st, err);
 }

@@ -11,18 +11,18 @@
 axb_status axb_mpi_error(axb_error *err, int rc, const char *what);
 
 /* Return from the current function with AXB_ERR_MPI if @p call fails; @p what names the step. */
-#define AXB_MPI_TRY(err, call, what)                                                               \
-    do {                                                                                           \
-        int axb_mpi_rc_ = (call);                                                                  \
-        if (axb_mpi_rc_ != MPI_SUCCESS) return axb_mpi_error((err), axb_mpi_rc_, (what));          \
+#define AXB_MPI_TRY(err, call, what)                                                                                   \
+    do {                                                                                                               \
+        int axb_mpi_rc_ = (call);                                                                                      \
+        if (axb_mpi_rc_ != MPI_SUCCESS) return axb_mpi_error((err), axb_mpi_rc_, (what));                              \
     } while (0)
 
 /* For functions with cleanup: store the status in @p st (only if it is still AXB_OK) and go on;
  * the caller's next axb_agree carries it to every rank. */
-#define AXB_MPI_CHECK(st, err, call, what)                                                         \
-    do {                                                                                           \
-        int axb_mpi_rc_ = (call);                                                                  \
-        if (axb_mpi_rc_ != MPI_SUCCESS && (st) == AXB_OK) (st) = axb_mpi_error((err), axb_mpi_rc_, (what)); \
+#define AXB_MPI_CHECK(st, err, call, what)                                                                             \
+    do {                                                                                                               \
+        int axb_mpi_rc_ = (call);                                                                                      \
+        if (axb_mpi_rc_ != MPI_SUCCESS && (st) == AXB_OK) (st) = axb_mpi_error((err), axb_mpi_rc_, (what));            \
     } while (0)
 
 #endif

@@ -106,7 +106,7 @@ axb_status axb_partial_record_add(const axb_partial *p, int64_t n, const int64_t
     for (int64_t k = 0; k < n; k++) sum += (uint64_t)units[k];
     const int64_t head[2] = {RECORD_MAGIC, n};
     bool ok = fwrite(head, sizeof head, 1, f) == 1 && fwrite(units, sizeof *units, (size_t)n, f) == (size_t)n &&
-              fwrite(&sum, sizeof sum, 1, f) == 1;
+        fwrite(&sum, sizeof sum, 1, f) == 1;
     return finish_file(f, p->record, ok, err);
 }
 
@@ -126,7 +126,8 @@ axb_status axb_partial_record_read(const axb_partial *p, const char *kind, const
             return axb_error_set(err, AXB_ERR_FORMAT, "cannot resume: %s is not an axibulk record", p->record);
         return axb_error_set(err, AXB_ERR_ARG,
                              "cannot resume: %s was written for another job ('%s'; this run: '%s'); "
-                             "start again with --force", p->record, line + 15, want + 15);
+                             "start again with --force",
+                             p->record, line + 15, want + 15);
     }
     int64_t head[2], *units = NULL;
     while (fread(head, sizeof head, 1, f) == 1 && head[0] == RECORD_MAGIC && head[1] > 0 && head[1] <= nunits) {
@@ -156,9 +157,12 @@ static void sync_parent(const char *path)
 {
     char dir[AXB_PARTIAL_PATH_MAX];
     const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == path) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     int fd = open(dir, O_RDONLY);
     if (fd >= 0) {
         (void)fsync(fd); /* best effort: some file systems refuse fsync on folders */
@@ -175,7 +179,8 @@ axb_status axb_partial_publish(const axb_partial *p, axb_error *err)
         char old[sizeof p->final + 16];
         snprintf(old, sizeof old, "%s.replaced", p->final);
         if (axb_remove_tree(old) != 0 || rename(p->final, old) != 0)
-            return axb_error_set(err, AXB_ERR_IO, "%s: cannot move the old output aside: %s", p->final, strerror(errno));
+            return axb_error_set(err, AXB_ERR_IO, "%s: cannot move the old output aside: %s", p->final,
+                                 strerror(errno));
         if (rename(p->partial, p->final) != 0)
             return axb_error_set(err, AXB_ERR_IO, "%s: cannot rename %s: %s", p->final, p->partial, strerror(errno));
         if (axb_remove_tree(old) != 0)

@@ -23,9 +23,9 @@ typedef struct axb_partial {
 } axb_partial;
 
 typedef enum axb_partial_mode {
-    AXB_PARTIAL_NEW,    /* refuse if NAME or NAME.partial exists */
-    AXB_PARTIAL_FORCE,  /* replace NAME (at publish) and any NAME.partial (now) */
-    AXB_PARTIAL_RESUME  /* NAME.partial and its record must exist, NAME must not */
+    AXB_PARTIAL_NEW,   /* refuse if NAME or NAME.partial exists */
+    AXB_PARTIAL_FORCE, /* replace NAME (at publish) and any NAME.partial (now) */
+    AXB_PARTIAL_RESUME /* NAME.partial and its record must exist, NAME must not */
 } axb_partial_mode;
 
 /* Fills the three names from @p final. Fails on a path too long to hold them. */
@@ -41,8 +41,7 @@ AXB_NODISCARD axb_status axb_partial_record_start(const axb_partial *p, const ch
                                                   axb_error *err);
 
 /* Appends one list of finished units (any order) and makes it durable (fsync). */
-AXB_NODISCARD axb_status axb_partial_record_add(const axb_partial *p, int64_t n, const int64_t *units,
-                                                axb_error *err);
+AXB_NODISCARD axb_status axb_partial_record_add(const axb_partial *p, int64_t n, const int64_t *units, axb_error *err);
 
 /* Reads the record: the header must match @p kind and @p identity (else a one-line refusal that
  * shows both); marks done[u] = 1 for every unit 0 <= u < nunits of every intact list and counts

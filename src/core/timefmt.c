@@ -45,14 +45,14 @@ axb_time_ns axb_time_from_seconds(double s)
     return (axb_time_ns)llround(s * 1e9);
 }
 
-axb_status axb_time_from_fields(int year, int month, int day, int hour, int minute, double second,
-                                axb_time_ns *t, axb_error *err)
+axb_status axb_time_from_fields(int year, int month, int day, int hour, int minute, double second, axb_time_ns *t,
+                                axb_error *err)
 {
-    AXB_CHECK(err, year >= 1 && year <= 9999 && month >= 1 && month <= 12 && day >= 1 &&
-                       day <= days_in_month(year, month),
+    AXB_CHECK(err,
+              year >= 1 && year <= 9999 && month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month),
               AXB_ERR_RANGE, "date %04d-%02d-%02d does not exist", year, month, day);
-    AXB_CHECK(err, hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && isfinite(second) &&
-                       second >= 0 && second < 61,
+    AXB_CHECK(err,
+              hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && isfinite(second) && second >= 0 && second < 61,
               AXB_ERR_RANGE, "time %02d:%02d:%g is out of range", hour, minute, second);
     int64_t days = days_from_civil(year, (unsigned)month, (unsigned)day);
     *t = (days * 86400 + hour * 3600 + minute * 60) * AXB_NS_PER_S + axb_time_from_seconds(second);
@@ -99,7 +99,8 @@ axb_status axb_time_parse(const char *s, axb_time_ns *t, axb_error *err)
         }
     }
     int64_t offset_s = 0;
-    if (ok && *p == 'Z') p++;
+    if (ok && *p == 'Z')
+        p++;
     else if (ok && (*p == '+' || *p == '-')) {
         int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
         ok = digits(&p, 2, &oh);

@@ -13,14 +13,15 @@ static int64_t find(const int64_t *u, int64_t nu, int64_t v)
     int64_t lo = 0, hi = nu - 1;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (u[mid] < v) lo = mid + 1;
-        else hi = mid;
+        if (u[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
 
-axb_status axb_unique_i64(const int64_t *in, int64_t n, int64_t **uniq, int64_t *nu, int64_t **inv,
-                          axb_error *err)
+axb_status axb_unique_i64(const int64_t *in, int64_t n, int64_t **uniq, int64_t *nu, int64_t **inv, axb_error *err)
 {
     *uniq = NULL;
     *nu = 0;

@@ -4,9 +4,14 @@ void axb_batch_iter_init(axb_batch_iter *it, const void *items, int64_t n, size_
                          int64_t unit_bytes, int64_t batch_bytes, int64_t max_items)
 {
     const int64_t units = unit_bytes > 0 ? batch_bytes / unit_bytes : 1;
-    *it = (axb_batch_iter){.items = items, .stride = stride, .id_offset = id_offset, .n = n,
-                           .max_units = units > 1 ? units : 1, .max_items = max_items > 1 ? max_items : 1,
-                           .next = 0, .carry = -1};
+    *it = (axb_batch_iter){.items = items,
+                           .stride = stride,
+                           .id_offset = id_offset,
+                           .n = n,
+                           .max_units = units > 1 ? units : 1,
+                           .max_items = max_items > 1 ? max_items : 1,
+                           .next = 0,
+                           .carry = -1};
 }
 
 bool axb_batch_next(axb_batch_iter *it, int64_t *ids, axb_batch *b)

@@ -17,21 +17,21 @@
 #include <string.h>
 
 typedef struct axb_batch_iter {
-    const char *items;          /* [n] items of @p stride bytes, sorted by unit id */
-    size_t stride, id_offset;   /* item size; offset of the int64 unit id in an item */
+    const char *items;        /* [n] items of @p stride bytes, sorted by unit id */
+    size_t stride, id_offset; /* item size; offset of the int64 unit id in an item */
     int64_t n;
-    int64_t max_units;          /* distinct units per batch, >= 1 */
-    int64_t max_items;          /* items per batch, >= 1 (INT64_MAX: no bound) */
-    int64_t next;               /* first item of the next batch */
-    int64_t carry;              /* unit whose block the caller keeps from the last batch, or -1 */
+    int64_t max_units; /* distinct units per batch, >= 1 */
+    int64_t max_items; /* items per batch, >= 1 (INT64_MAX: no bound) */
+    int64_t next;      /* first item of the next batch */
+    int64_t carry;     /* unit whose block the caller keeps from the last batch, or -1 */
 } axb_batch_iter;
 
 typedef struct axb_batch {
-    int64_t first, end;         /* the batch's items [first, end) */
-    int64_t nunits;             /* its distinct units, in item order */
-    int64_t nread;              /* units to read: ids[0..nread) (nunits, less a carried first unit) */
-    bool carried_in;            /* the first unit is the block kept from the previous batch */
-    bool carry_out;             /* the last unit's items continue in the next batch: keep its block */
+    int64_t first, end; /* the batch's items [first, end) */
+    int64_t nunits;     /* its distinct units, in item order */
+    int64_t nread;      /* units to read: ids[0..nread) (nunits, less a carried first unit) */
+    bool carried_in;    /* the first unit is the block kept from the previous batch */
+    bool carry_out;     /* the last unit's items continue in the next batch: keep its block */
 } axb_batch;
 
 /* Starts over @p n items. @p unit_bytes is one unit's data, @p batch_bytes the budget for a batch's

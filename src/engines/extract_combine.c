@@ -63,8 +63,8 @@ static double *comp_out(const axb_extract_plan *p, double *raw, char comp)
 }
 
 /* Moment tensor on a reciprocal database (§2.9), from Voigt strain of PZ (ez) and PX (ex). */
-static void combine_mt(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
-                       const axb_loc *loc, const double *ez, const double *ex, double *raw)
+static void combine_mt(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
+                       const double *ez, const double *ex, double *raw)
 {
     const int64_t nt = p->nt;
     double m[6];
@@ -89,8 +89,8 @@ static void combine_mt(const axb_extract_plan *p, const axb_source *src, const a
 }
 
 /* Interpolates the six strain components of one run; dipole runs get Instaseis' sign flip. */
-static void interp_strain(const axb_extract_plan *p, const double *strain, const double *wxi,
-                          const double *weta, bool flip, double *out)
+static void interp_strain(const axb_extract_plan *p, const double *strain, const double *wxi, const double *weta,
+                          bool flip, double *out)
 {
     const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
     for (int k = 0; k < 6; k++) axb_sem_interpolate(p->np1, p->nt, strain + k * fl, wxi, weta, out + k * p->nt);
@@ -119,8 +119,8 @@ static void point_strain(const axb_extract_plan *p, const float *point, int run_
 }
 
 /* Force on a reciprocal database (§2.10), from interpolated displacement of PZ (s, z) and PX. */
-static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
-                          const axb_loc *loc, const double *wxi, const double *weta, double *raw)
+static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
+                          const double *wxi, const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
     const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
@@ -154,8 +154,8 @@ static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_
 }
 
 /* Moment tensor on a forward database (§2.11). */
-static void combine_forward(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec,
-                            const axb_loc *loc, const double *wxi, const double *weta, double *raw)
+static void combine_forward(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
+                            const double *wxi, const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
     const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
@@ -194,8 +194,8 @@ static void combine_forward(axb_extract_plan *p, const axb_source *src, const ax
     }
 }
 
-axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc,
-                           axb_elem_state *es, const float *point, double *raw, axb_error *err)
+axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, axb_elem_state *es,
+                           const float *point, double *raw, axb_error *err)
 {
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
@@ -210,8 +210,8 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
     }
     double *ez = p->strain_work, *ex = ez + 6 * p->nt; /* interpolated strain, 12 traces */
     if (!p->mesh->has_elements) {
-        AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED,
-                  "force sources need a displ_only database (this one is %s)", axb_dump_type_name(in->dump));
+        AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "force sources need a displ_only database (this one is %s)",
+                  axb_dump_type_name(in->dump));
         const int off_x = 0, off_z = in->has_sim[AXB_SIM_PX] ? 6 : 0;
         if (p->need_pz) point_strain(p, point, off_z, ez);
         if (p->need_px) point_strain(p, point, off_x, ex);

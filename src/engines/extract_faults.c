@@ -44,8 +44,8 @@ axb_status axb_extract_subfaults_prepare(axb_job_ctx *c, axb_error *err)
 }
 
 /* Rows [a, b) of this rank not on disk yet, computed into data; their indices into rows. */
-static axb_status compute_chunk(axb_job_ctx *c, int64_t a, int64_t b, int64_t row_doubles, int64_t *rows,
-                                double *data, int64_t *n, axb_error *err)
+static axb_status compute_chunk(axb_job_ctx *c, int64_t a, int64_t b, int64_t row_doubles, int64_t *rows, double *data,
+                                int64_t *n, axb_error *err)
 {
     const axb_extract_job *job = c->job;
     const axb_job_rows *t = &c->rows;
@@ -56,8 +56,9 @@ static axb_status compute_chunk(axb_job_ctx *c, int64_t a, int64_t b, int64_t ro
         const int64_t s0 = job->fault_first ? job->fault_first[f] : 0;
         const int64_t s1 = job->fault_first ? job->fault_first[f + 1] : c->subs.n;
         rows[*n] = r;
-        AXB_TRY_CTX(err, axb_extract_finite(c->plan, s1 - s0, c->subs.src + s0, &t->receivers[t->row_receiver[r]],
-                                            data + *n * row_doubles, err),
+        AXB_TRY_CTX(err,
+                    axb_extract_finite(c->plan, s1 - s0, c->subs.src + s0, &t->receivers[t->row_receiver[r]],
+                                       data + *n * row_doubles, err),
                     "row %lld", (long long)r);
         (*n)++;
     }
@@ -75,7 +76,8 @@ axb_status axb_extract_faults(axb_job_ctx *c, axb_error *err)
     int64_t nchunks = (hi - lo + chunk - 1) / chunk, maxchunks = 0;
     double *data = malloc((size_t)chunk * (size_t)row_doubles * sizeof *data);
     int64_t *rows = malloc((size_t)chunk * sizeof *rows);
-    axb_status st = data && rows ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
+    axb_status st =
+        data && rows ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld rows", (long long)chunk);
     AXB_MPI_CHECK(st, err, MPI_Allreduce(&nchunks, &maxchunks, 1, MPI_INT64_T, MPI_MAX, c->comm), "number of chunks");
     st = axb_agree(c->comm, st, err);
     for (int64_t k = 0; k < maxchunks && st == AXB_OK; k++) {

@@ -12,12 +12,12 @@
 
 /* Bounded per-rank cache of element blocks (extract_cache.c). cap 0: disabled. */
 typedef struct axb_elem_cache {
-    int64_t cap, n, next, unit;  /* blocks, used, next FIFO victim, floats per block */
+    int64_t cap, n, next, unit; /* blocks, used, next FIFO victim, floats per block */
     int bits;
     int64_t tsize;
-    int64_t *ids;               /* [cap] element of each slot */
-    int64_t *table;             /* [tsize] slot or -1 */
-    float *data;                /* [cap][unit] */
+    int64_t *ids;   /* [cap] element of each slot */
+    int64_t *table; /* [tsize] slot or -1 */
+    float *data;    /* [cap][unit] */
     int64_t hits, misses;
 } axb_elem_cache;
 axb_status axb_elem_cache_init(axb_elem_cache *c, int64_t bytes, int64_t unit, axb_error *err);
@@ -34,22 +34,22 @@ struct axb_extract_plan {
     axb_extract_opts opts;
     char comps[8];
     int ncomp;
-    bool need_px, need_pz;      /* reciprocal: runs that feed the requested components */
+    bool need_px, need_pz; /* reciprocal: runs that feed the requested components */
     int np1;
-    int64_t nt;                 /* database samples */
+    int64_t nt; /* database samples */
     axb_time_window win;
-    axb_time_plan *tplan;       /* Lanczos weights precomputed once */
-    axb_kdtree *tree;           /* element mid points, or stored points for strain_only */
-    axb_reconv_plan *reconv;    /* only when reconvolving */
+    axb_time_plan *tplan;    /* Lanczos weights precomputed once */
+    axb_kdtree *tree;        /* element mid points, or stored points for strain_only */
+    axb_reconv_plan *reconv; /* only when reconvolving */
     /* per-element scratch, sized once */
-    double *u;                  /* [3][np1²][nt] one run's displacement */
-    double *strain_x, *strain_z;/* [6][np1²][nt] strain of PX / PZ at the collocation points */
-    double *strain_work;        /* [6][np1²][nt] */
-    double *displ;              /* [nvars][np1²][nt] all runs' displacement (force, forward) */
-    double *raw;                /* [ncomp][nt] one pair before time processing */
-    double *trace;              /* [nt] */
-    double *time_work;          /* scratch of axb_time_plan_finish */
-    axb_elem_cache cache;       /* made on first use by the plan-level path */
+    double *u;                   /* [3][np1²][nt] one run's displacement */
+    double *strain_x, *strain_z; /* [6][np1²][nt] strain of PX / PZ at the collocation points */
+    double *strain_work;         /* [6][np1²][nt] */
+    double *displ;               /* [nvars][np1²][nt] all runs' displacement (force, forward) */
+    double *raw;                 /* [ncomp][nt] one pair before time processing */
+    double *trace;               /* [nt] */
+    double *time_work;           /* scratch of axb_time_plan_finish */
+    axb_elem_cache cache;        /* made on first use by the plan-level path */
     bool cache_ready;
     axb_extract_stats stats;
 };
@@ -62,25 +62,23 @@ typedef struct axb_loc {
     double s, z, phi;
 } axb_loc;
 
-axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc,
-                              axb_error *err);
+axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err);
 
 /* Per-element derived fields, computed lazily for the element whose block is given. */
 typedef struct axb_elem_state {
     int64_t elem;
-    const float *block;         /* [nvars][np1][np1][nt] from the database */
+    const float *block; /* [nvars][np1][np1][nt] from the database */
     bool have_strain, have_displ;
 } axb_elem_state;
 
 /* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose
  * element data is in @p es (displ_only) or whose point data is @p point ([nv][nt], strain_only). */
-axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc,
-                           axb_elem_state *es, const float *point, double *raw, axb_error *err);
+axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, axb_elem_state *es,
+                           const float *point, double *raw, axb_error *err);
 
 /* Turns one pair's raw traces [ncomp][nt] into output samples out [ncomp][npts]: reconvolution
  * with the source's slip rate (if the plan reconvolves), resampling, differentiation, cut. */
-axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out,
-                              axb_error *err);
+axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out, axb_error *err);
 
 /* A job's rows: sources, receivers and the row tables, the caller's or built by the engine from
  * the job's lists (extract_rows.c). */
@@ -91,7 +89,7 @@ typedef struct axb_job_rows {
     int64_t nreceivers;
     const int64_t *row_source, *row_receiver;
     int64_t nrows;
-    axb_source *own_sources;    /* what the engine made (fault table entries), or NULL */
+    axb_source *own_sources; /* what the engine made (fault table entries), or NULL */
     int64_t *own_row_source, *own_row_receiver;
 } axb_job_rows;
 
@@ -109,12 +107,12 @@ typedef struct axb_job_ctx {
     axb_db *db;
     axb_extract_plan *plan;
     axb_output *out;
-    uint8_t *done;              /* [nrows] rows already on disk (resume), or NULL */
-    axb_filter_plan *filter;    /* NULL: no filter */
-    axb_source_list subs;       /* finite faults: the subfaults, slip rates at the database's dt */
-    axb_progress prog;          /* rank 0 prints, the others are silent */
-    int64_t rows_done;          /* computed in this run, summed over ranks */
-    double mb_read;             /* element data read in this run, summed over ranks */
+    uint8_t *done;           /* [nrows] rows already on disk (resume), or NULL */
+    axb_filter_plan *filter; /* NULL: no filter */
+    axb_source_list subs;    /* finite faults: the subfaults, slip rates at the database's dt */
+    axb_progress prog;       /* rank 0 prints, the others are silent */
+    int64_t rows_done;       /* computed in this run, summed over ranks */
+    double mb_read;          /* element data read in this run, summed over ranks */
 } axb_job_ctx;
 
 /* Counts a step's rows and MB (already summed over ranks) and reports progress. */
@@ -129,7 +127,7 @@ axb_status axb_extract_subfaults_prepare(axb_job_ctx *c, axb_error *err);
 axb_status axb_extract_faults(axb_job_ctx *c, axb_error *err);
 
 /* Filters every trace of n rows [n][ncomp][npts] in place (filter may be NULL: nothing to do). */
-axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,
-                                   double *data, axb_error *err);
+axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts, double *data,
+                                   axb_error *err);
 
 #endif

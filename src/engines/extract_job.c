@@ -22,8 +22,8 @@ void axb_job_progress(axb_job_ctx *c, int64_t rows, double mb, bool last)
     axb_progress_update(&c->prog, c->rows_done, c->mb_read, -1, last);
 }
 
-axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts,
-                                   double *data, axb_error *err)
+axb_status axb_extract_filter_rows(axb_filter_plan *filter, int64_t n, int ncomp, int64_t npts, double *data,
+                                   axb_error *err)
 {
     for (int64_t k = 0; filter && k < n * ncomp; k++)
         AXB_TRY_CTX(err, axb_filter_apply(filter, data + k * npts, err), "filter");
@@ -55,7 +55,8 @@ static axb_status filter_plan_wise(MPI_Comm comm, const axb_extract_job *job, in
     if (st == AXB_OK && rank != 0 && len > 0 && !(w = malloc((size_t)len)))
         st = axb_error_set(err, AXB_ERR_NOMEM, "FFTW wisdom of %lld bytes", len);
     st = axb_agree(comm, st, err);
-    if (st == AXB_OK && len > 0) AXB_MPI_CHECK(st, err, MPI_Bcast(w, (int)len, MPI_CHAR, 0, comm), "broadcast of FFTW wisdom");
+    if (st == AXB_OK && len > 0)
+        AXB_MPI_CHECK(st, err, MPI_Bcast(w, (int)len, MPI_CHAR, 0, comm), "broadcast of FFTW wisdom");
     if (rank != 0) {
         if (st == AXB_OK && len > 0 && !fftw_import_wisdom_from_string(w))
             st = axb_error_set(err, AXB_ERR_INTERNAL, "FFTW wisdom from rank 0 not accepted");
@@ -96,7 +97,6 @@ axb_status axb_write_mode_parse(const char *s, axb_write_mode *m, axb_error *err
                          s ? s : "(null)");
 }
 
-
 /* Database, plan, rows and (finite faults) subfaults; the progress clock starts here. */
 static axb_status job_open(MPI_Comm comm, const axb_extract_job *job, FILE *progress, axb_job_ctx *c, axb_error *err)
 {
@@ -120,14 +120,24 @@ static axb_status open_output(axb_job_ctx *c, axb_error *err)
 {
     const axb_extract_job *job = c->job;
     const axb_job_rows *t = &c->rows;
-    const axb_output_desc d = {
-        .path = job->output, .format = job->format, .precision = job->precision, .nrows = t->nrows,
-        .components = axb_extract_components(c->plan), .nsamples = axb_extract_npts(c->plan),
-        .dt = axb_extract_dt(c->plan), .start_offset = axb_extract_start_offset(c->plan),
-        .kind = axb_quantity_name(job->opts.quantity), .database = axb_db_get_info(c->db)->path,
-        .sources = t->sources, .nsources = t->nsources, .receivers = t->receivers, .nreceivers = t->nreceivers,
-        .row_source = t->row_source, .row_receiver = t->row_receiver, .overwrite = job->overwrite,
-        .command = job->command};
+    const axb_output_desc d = {.path = job->output,
+                               .format = job->format,
+                               .precision = job->precision,
+                               .nrows = t->nrows,
+                               .components = axb_extract_components(c->plan),
+                               .nsamples = axb_extract_npts(c->plan),
+                               .dt = axb_extract_dt(c->plan),
+                               .start_offset = axb_extract_start_offset(c->plan),
+                               .kind = axb_quantity_name(job->opts.quantity),
+                               .database = axb_db_get_info(c->db)->path,
+                               .sources = t->sources,
+                               .nsources = t->nsources,
+                               .receivers = t->receivers,
+                               .nreceivers = t->nreceivers,
+                               .row_source = t->row_source,
+                               .row_receiver = t->row_receiver,
+                               .overwrite = job->overwrite,
+                               .command = job->command};
     if (!job->resume) return axb_output_create(c->comm, &d, &c->out, err);
     c->done = malloc((size_t)t->nrows);
     AXB_TRY(axb_agree(c->comm, c->done ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "row flags"), err));
@@ -189,8 +199,8 @@ static void job_close(axb_job_ctx *c)
     axb_db_close(&c->db);
 }
 
-axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress,
-                               axb_extract_job_result *res, axb_error *err)
+axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *progress, axb_extract_job_result *res,
+                               axb_error *err)
 {
     memset(res, 0, sizeof *res);
     const double t0 = axb_wall_seconds();

@@ -19,10 +19,12 @@ static axb_status check_radius(const axb_db_info *in, double depth, const char *
     AXB_CHECK(err, isfinite(depth), AXB_ERR_RANGE, "%s depth is not a finite number", what);
     AXB_CHECK(err, r >= in->min_radius, AXB_ERR_RANGE,
               "%s too deep: depth %.1f km puts it at radius %.1f km; the database covers radii "
-              "%.1f to %.1f km", what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
+              "%.1f to %.1f km",
+              what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
     AXB_CHECK(err, r <= in->max_radius, AXB_ERR_RANGE,
               "%s too shallow: depth %.1f km puts it at radius %.1f km; the database covers radii "
-              "%.1f to %.1f km", what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
+              "%.1f to %.1f km",
+              what, depth / 1e3, r / 1e3, in->min_radius / 1e3, in->max_radius / 1e3);
     return AXB_OK;
 }
 
@@ -35,8 +37,7 @@ static axb_status check_position(double lat, double lon, const char *what, axb_e
 
 static const double TOLERANCES[] = {1e-3, 1e-2, 5e-2, 8e-2};
 
-axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc,
-                              axb_error *err)
+axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err)
 {
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
@@ -62,8 +63,7 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
     }
     const double dist = axb_geo_distance_deg(src->lat, src->lon, rec->lat, rec->lon);
     AXB_CHECK(err, dist >= in->min_d && dist <= in->max_d, AXB_ERR_RANGE,
-              "epicentral distance %.3f deg is outside the database's %.1f..%.1f deg", dist,
-              in->min_d, in->max_d);
+              "epicentral distance %.3f deg is outside the database's %.1f..%.1f deg", dist, in->min_d, in->max_d);
     double xyz[3];
     axb_geo_cartesian(alat, alon, radius_of(in, adepth), xyz);
     axb_geo_rotate_frame(xyz, blon, 90.0 - blat, &loc->s, &loc->z, &loc->phi);
@@ -87,13 +87,12 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
                 return AXB_OK;
             }
         }
-    return axb_error_set(err, AXB_ERR_RANGE,
-                         "no element of the mesh contains the point (s, z) = (%.1f, %.1f) km", loc->s / 1e3,
-                         loc->z / 1e3);
+    return axb_error_set(err, AXB_ERR_RANGE, "no element of the mesh contains the point (s, z) = (%.1f, %.1f) km",
+                         loc->s / 1e3, loc->z / 1e3);
 }
 
-axb_status axb_extract_where(const axb_extract_plan *p, const axb_pair_ref *pair, int64_t *id,
-                             double *xi, double *eta, axb_error *err)
+axb_status axb_extract_where(const axb_extract_plan *p, const axb_pair_ref *pair, int64_t *id, double *xi, double *eta,
+                             axb_error *err)
 {
     axb_loc loc;
     AXB_TRY(axb_extract_locate(p, pair, &loc, err));

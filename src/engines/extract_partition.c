@@ -41,8 +41,10 @@ static int owner_of(const int64_t *bounds, int size, int64_t id)
     int lo = 0, hi = size - 1; /* bounds[r] = first unit of rank r; bounds[0] = 0 */
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
-        if (bounds[mid] <= id) lo = mid;
-        else hi = mid - 1;
+        if (bounds[mid] <= id)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     return lo;
 }
@@ -98,8 +100,8 @@ static axb_status split_units(const axb_job_ctx *c, int64_t *count, int64_t nuni
 }
 
 /* Byte counts and displacements of the exchange (MPI counts are int). */
-static axb_status exchange_counts(const axb_job_ctx *c, const int64_t *bounds, const rec *mine, int64_t nmine,
-                                  int *sc, int *sd, int *rc, int *rd, int64_t *nrecv, axb_error *err)
+static axb_status exchange_counts(const axb_job_ctx *c, const int64_t *bounds, const rec *mine, int64_t nmine, int *sc,
+                                  int *sd, int *rc, int *rd, int64_t *nrecv, axb_error *err)
 {
     for (int64_t k = 0; k < nmine; k++) sc[owner_of(bounds, c->size, mine[k].loc.id)] += (int)sizeof(rec);
     AXB_MPI_TRY(err, MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "exchange of pair counts");
@@ -172,13 +174,13 @@ static axb_status distribute(const axb_job_ctx *c, int64_t nunits, rec **recv, i
 typedef struct batch_run {
     const rec *recv;
     axb_batch_iter it;
-    int64_t unit;               /* floats per element block (or stored point) */
+    int64_t unit; /* floats per element block (or stored point) */
     int64_t row_doubles;
     bool elems, independent, late;
     axb_io_mode mode;
     float *blocks, *carry;
     int64_t *ids, *rows, *rows2;
-    double *data, *data2;       /* late ranks: rows2/data2 hold the previous batch until written */
+    double *data, *data2; /* late ranks: rows2/data2 hold the previous batch until written */
     int64_t npend;
 } batch_run;
 

@@ -24,8 +24,7 @@ axb_status axb_quantity_parse(const char *s, axb_quantity *kind, axb_error *err)
             *kind = (axb_quantity)k;
             return AXB_OK;
         }
-    return axb_error_set(err, AXB_ERR_ARG,
-                         "unknown kind '%s' (displacement, velocity or acceleration)", s);
+    return axb_error_set(err, AXB_ERR_ARG, "unknown kind '%s' (displacement, velocity or acceleration)", s);
 }
 
 static axb_status check_components(axb_extract_plan *p, axb_error *err)
@@ -34,14 +33,16 @@ static axb_status check_components(axb_extract_plan *p, axb_error *err)
     const char *c = p->opts.components;
     if (!c[0]) {
         /* Instaseis' defaults */
-        if (in->kind == AXB_DB_FORWARD || (in->has_sim[AXB_SIM_PX] && in->has_sim[AXB_SIM_PZ])) c = "ZNE";
-        else if (in->has_sim[AXB_SIM_PX]) c = "NE";
-        else c = "Z";
+        if (in->kind == AXB_DB_FORWARD || (in->has_sim[AXB_SIM_PX] && in->has_sim[AXB_SIM_PZ]))
+            c = "ZNE";
+        else if (in->has_sim[AXB_SIM_PX])
+            c = "NE";
+        else
+            c = "Z";
     }
     AXB_CHECK(err, strlen(c) <= 5, AXB_ERR_ARG, "components '%s': at most five of Z, N, E, R, T", c);
     for (const char *q = c; *q; q++) {
-        AXB_CHECK(err, strchr("ZNERT", *q), AXB_ERR_ARG,
-                  "components '%s': '%c' is not one of Z, N, E, R, T", c, *q);
+        AXB_CHECK(err, strchr("ZNERT", *q), AXB_ERR_ARG, "components '%s': '%c' is not one of Z, N, E, R, T", c, *q);
         AXB_CHECK(err, !strchr(q + 1, *q), AXB_ERR_ARG, "components '%s': '%c' twice", c, *q);
         if (in->kind == AXB_DB_RECIPROCAL) {
             bool vert = *q == 'Z';
@@ -49,8 +50,10 @@ static axb_status check_components(axb_extract_plan *p, axb_error *err)
                       "component Z needs the PZ simulation; this database is horizontal only");
             AXB_CHECK(err, vert || in->has_sim[AXB_SIM_PX], AXB_ERR_RANGE,
                       "component %c needs the PX simulation; this database is vertical only", *q);
-            if (vert) p->need_pz = true;
-            else p->need_px = true;
+            if (vert)
+                p->need_pz = true;
+            else
+                p->need_px = true;
         }
     }
     snprintf(p->comps, sizeof p->comps, "%s", c);
@@ -64,7 +67,8 @@ static axb_status build_tree(axb_extract_plan *p, axb_error *err)
     if (m->has_elements) return axb_kdtree_create(m->nelem, m->mp_s, m->mp_z, &p->tree, err);
     double *x = malloc((size_t)m->npoints * sizeof *x), *y = malloc((size_t)m->npoints * sizeof *y);
     axb_status st;
-    if (!x || !y) st = axb_error_set(err, AXB_ERR_NOMEM, "KD-tree of %lld points", (long long)m->npoints);
+    if (!x || !y)
+        st = axb_error_set(err, AXB_ERR_NOMEM, "KD-tree of %lld points", (long long)m->npoints);
     else {
         for (int64_t i = 0; i < m->npoints; i++) {
             x[i] = m->s[i];
@@ -82,8 +86,7 @@ static double *alloc_doubles(int64_t n)
     return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 }
 
-axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb_extract_plan **out,
-                                   axb_error *err)
+axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb_extract_plan **out, axb_error *err)
 {
     *out = NULL;
     axb_extract_plan *p = calloc(1, sizeof *p);
@@ -97,8 +100,13 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
     axb_status st = check_components(p, err);
     if (!st && p->opts.batch_mb <= 0) p->opts.batch_mb = 256;
     if (!st) {
-        axb_time_params tp = {p->info->dt, p->nt, p->info->src_shift, p->info->src_shift_samples,
-                              opts->dt, opts->kernelwidth, opts->remove_source_shift,
+        axb_time_params tp = {p->info->dt,
+                              p->nt,
+                              p->info->src_shift,
+                              p->info->src_shift_samples,
+                              opts->dt,
+                              opts->kernelwidth,
+                              opts->remove_source_shift,
                               opts->reconvolve_stf};
         st = axb_time_window_compute(&tp, &p->win, err);
         if (!st) st = axb_time_plan_create(&p->win, p->nt, p->info->dt, opts->kernelwidth, &p->tplan, err);
@@ -109,11 +117,13 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
         if (p->info->stf_map > 1)
             st = axb_error_set(err, AXB_ERR_UNSUPPORTED,
                                "STF reconvolution needs a database with an errorf, quheavi, dirac_0 "
-                               "or gauss_0 source time function (this one: %s)", p->info->stf);
+                               "or gauss_0 source time function (this one: %s)",
+                               p->info->stf);
         else {
             const double *d = p->info->stf_map == 0 ? axb_db_get_stf_d(db) : axb_db_get_stf(db);
             double *deconv = alloc_doubles(p->nt);
-            if (!deconv) st = axb_error_set(err, AXB_ERR_NOMEM, "STF");
+            if (!deconv)
+                st = axb_error_set(err, AXB_ERR_NOMEM, "STF");
             else {
                 for (int64_t t = 0; t < p->nt; t++) deconv[t] = d[t] / p->info->amplitude;
                 st = axb_reconv_plan_create(p->nt, deconv, &p->reconv, err);
@@ -132,10 +142,9 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
         p->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
         p->trace = alloc_doubles(p->nt);
         p->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
-        if (!p->u || !p->strain_x || !p->strain_z || !p->strain_work || !p->displ || !p->raw ||
-            !p->trace || !p->time_work)
-            st = axb_error_set(err, AXB_ERR_NOMEM, "extraction buffers for %lld samples",
-                               (long long)p->nt);
+        if (!p->u || !p->strain_x || !p->strain_z || !p->strain_work || !p->displ || !p->raw || !p->trace ||
+            !p->time_work)
+            st = axb_error_set(err, AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
     }
     if (st) {
         axb_extract_plan_destroy(&p);
@@ -165,9 +174,27 @@ void axb_extract_plan_destroy(axb_extract_plan **pp)
     *pp = NULL;
 }
 
-const char *axb_extract_components(const axb_extract_plan *p) { return p->comps; }
-int axb_extract_ncomp(const axb_extract_plan *p) { return p->ncomp; }
-int64_t axb_extract_npts(const axb_extract_plan *p) { return p->win.npts; }
-double axb_extract_dt(const axb_extract_plan *p) { return p->win.dt_out; }
-double axb_extract_start_offset(const axb_extract_plan *p) { return p->win.start_offset; }
-void axb_extract_get_stats(const axb_extract_plan *p, axb_extract_stats *s) { *s = p->stats; }
+const char *axb_extract_components(const axb_extract_plan *p)
+{
+    return p->comps;
+}
+int axb_extract_ncomp(const axb_extract_plan *p)
+{
+    return p->ncomp;
+}
+int64_t axb_extract_npts(const axb_extract_plan *p)
+{
+    return p->win.npts;
+}
+double axb_extract_dt(const axb_extract_plan *p)
+{
+    return p->win.dt_out;
+}
+double axb_extract_start_offset(const axb_extract_plan *p)
+{
+    return p->win.start_offset;
+}
+void axb_extract_get_stats(const axb_extract_plan *p, axb_extract_stats *s)
+{
+    *s = p->stats;
+}

@@ -94,10 +94,8 @@ axb_status axb_job_rows_build(const axb_extract_job *job, double planet_radius, 
         t->row_source = t->row_receiver = t->own_row_source;
         t->nrows = job->nsources;
         return AXB_OK;
-    case AXB_ROWS_CROSS:
-        return cross_rows(t, job->nsources, job->nreceivers, err);
-    case AXB_ROWS_FAULTS:
-        return fault_rows(job, planet_radius, t, err);
+    case AXB_ROWS_CROSS: return cross_rows(t, job->nsources, job->nreceivers, err);
+    case AXB_ROWS_FAULTS: return fault_rows(job, planet_radius, t, err);
     }
     return axb_error_set(err, AXB_ERR_ARG, "unknown row layout %d", (int)job->layout);
 }

@@ -22,8 +22,8 @@ static int by_element(const void *a, const void *b)
 }
 
 /* Called with each pair's raw traces [ncomp][nt], in element order. */
-typedef axb_status (*raw_sink)(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref,
-                               double *raw, void *ctx, axb_error *err);
+typedef axb_status (*raw_sink)(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw, void *ctx,
+                               axb_error *err);
 
 /* The plan's element cache, made on first use. */
 static axb_status cache_ready(axb_extract_plan *p, int64_t unit, axb_error *err)
@@ -37,16 +37,16 @@ static axb_status cache_ready(axb_extract_plan *p, int64_t unit, axb_error *err)
 /* A walk over located pairs: what every batch needs. */
 typedef struct walk {
     axb_extract_plan *p;
-    const char *what;           /* failures are named "<what> <first + k>" */
+    const char *what; /* failures are named "<what> <first + k>" */
     int64_t first;
     const axb_pair_ref *pairs;
-    located *L;                 /* sorted by element */
+    located *L; /* sorted by element */
     raw_sink sink;
     void *ctx;
-    int64_t unit;               /* floats per block */
-    int64_t *ids, *miss;        /* [max_units] units of a batch, those not cached */
-    const float **blk;          /* [max_units] each unit's block */
-    float *buf;                 /* [max_units][unit] blocks read */
+    int64_t unit;        /* floats per block */
+    int64_t *ids, *miss; /* [max_units] units of a batch, those not cached */
+    const float **blk;   /* [max_units] each unit's block */
+    float *buf;          /* [max_units][unit] blocks read */
 } walk;
 
 /* One batch: cached blocks are used in place, the others read (in element order) into buf and
@@ -126,14 +126,13 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
 }
 
 /* Checks a source's sliprate for reconvolution and returns its delay in database samples. */
-static axb_status sliprate_ready(const axb_extract_plan *p, const axb_source *src, double *shift,
-                                 axb_error *err)
+static axb_status sliprate_ready(const axb_extract_plan *p, const axb_source *src, double *shift, axb_error *err)
 {
     AXB_CHECK(err, src->sliprate && src->nsliprate > 0, AXB_ERR_ARG,
               "STF reconvolution needs a sliprate for every source");
     AXB_CHECK(err, fabs(src->dt - p->info->dt) / p->info->dt <= 1e-7, AXB_ERR_ARG,
-              "the source's sliprate is sampled at %g s, the database at %g s (resample it first)",
-              src->dt, p->info->dt);
+              "the source's sliprate is sampled at %g s, the database at %g s (resample it first)", src->dt,
+              p->info->dt);
     *shift = isnan(src->time_shift) ? 0.0 : src->time_shift / p->info->dt;
     return AXB_OK;
 }
@@ -147,8 +146,7 @@ static axb_status n_derivatives(const axb_extract_plan *p, bool force, int *nder
     return AXB_OK;
 }
 
-axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *ref, double *raw, double *out,
-                              axb_error *err)
+axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *ref, double *raw, double *out, axb_error *err)
 {
     int nder;
     AXB_TRY(n_derivatives(p, ref->src->type == AXB_SRC_FORCE, &nder, err));
@@ -170,32 +168,31 @@ typedef struct pairs_ctx {
     double *out;
 } pairs_ctx;
 
-static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw,
-                              void *vctx, axb_error *err)
+static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw, void *vctx,
+                              axb_error *err)
 {
     pairs_ctx *c = vctx;
     return axb_extract_finish(p, ref, raw, c->out + pair * p->ncomp * p->win.npts, err);
 }
 
-axb_status axb_extract_pairs_from(axb_extract_plan *p, int64_t first, int64_t n,
-                                  const axb_pair_ref *pairs, double *out, axb_error *err)
+axb_status axb_extract_pairs_from(axb_extract_plan *p, int64_t first, int64_t n, const axb_pair_ref *pairs, double *out,
+                                  axb_error *err)
 {
     pairs_ctx c = {out};
     return for_each_raw(p, "pair", first, n, pairs, finish_pair, &c, err);
 }
 
-axb_status axb_extract_pairs(axb_extract_plan *p, int64_t n, const axb_pair_ref *pairs, double *out,
-                             axb_error *err)
+axb_status axb_extract_pairs(axb_extract_plan *p, int64_t n, const axb_pair_ref *pairs, double *out, axb_error *err)
 {
     return axb_extract_pairs_from(p, 0, n, pairs, out, err);
 }
 
 typedef struct finite_ctx {
-    double *sum;                /* [ncomp][nt] */
+    double *sum; /* [ncomp][nt] */
 } finite_ctx;
 
-static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw,
-                               void *vctx, axb_error *err)
+static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair_ref *ref, double *raw, void *vctx,
+                               axb_error *err)
 {
     (void)pair;
     finite_ctx *c = vctx;
@@ -211,8 +208,8 @@ static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair
     return AXB_OK;
 }
 
-axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *sub,
-                              const axb_receiver *rec, double *out, axb_error *err)
+axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *sub, const axb_receiver *rec,
+                              double *out, axb_error *err)
 {
     AXB_CHECK(err, p->info->kind == AXB_DB_RECIPROCAL, AXB_ERR_UNSUPPORTED,
               "finite sources need a reciprocal database");

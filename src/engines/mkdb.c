@@ -41,7 +41,10 @@ void axb_mkdb_defaults(axb_mkdb_opts *o)
     o->memory_bytes = (int64_t)256 << 20;
 }
 
-static bool pos_finite(double x) { return isfinite(x) && x > 0; }
+static bool pos_finite(double x)
+{
+    return isfinite(x) && x > 0;
+}
 
 static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
 {
@@ -51,14 +54,15 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
     AXB_CHECK(err, pos_finite(o->radius_km), AXB_ERR_ARG, "--radius-km %g: must be positive", o->radius_km);
     AXB_CHECK(err, pos_finite(o->rmin_km) && o->rmin_km < o->radius_km, AXB_ERR_ARG,
               "--rmin-km %g: must be above 0 and below the planet radius %g km (the mesh is a shell; "
-              "the centre would need a central cube)", o->rmin_km, o->radius_km);
+              "the centre would need a central cube)",
+              o->rmin_km, o->radius_km);
     AXB_CHECK(err, pos_finite(o->vp) && pos_finite(o->vs) && pos_finite(o->rho), AXB_ERR_ARG,
               "--vp %g --vs %g --rho %g: must be positive numbers (m/s, m/s, kg/m^3)", o->vp, o->vs, o->rho);
     AXB_CHECK(err, o->vs < o->vp, AXB_ERR_ARG, "--vs %g must be below --vp %g", o->vs, o->vp);
     AXB_CHECK(err, 3 * o->vp * o->vp > 4 * o->vs * o->vs, AXB_ERR_ARG,
               "--vp %g --vs %g: the bulk modulus would be negative (need vp^2 > 4/3 vs^2)", o->vp, o->vs);
-    AXB_CHECK(err, pos_finite(o->points_per_wavelength), AXB_ERR_ARG,
-              "--points-per-wavelength %g: must be positive", o->points_per_wavelength);
+    AXB_CHECK(err, pos_finite(o->points_per_wavelength), AXB_ERR_ARG, "--points-per-wavelength %g: must be positive",
+              o->points_per_wavelength);
     AXB_CHECK(err, isfinite(o->element_km) && o->element_km >= 0, AXB_ERR_ARG,
               "--element-km %g: must be positive (0: from the period)", o->element_km);
     AXB_CHECK(err, isfinite(o->dt) && o->dt >= 0, AXB_ERR_ARG, "--dt %g: must be positive (0: period/4)", o->dt);
@@ -67,8 +71,7 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
     AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "memory per rank must be positive");
     AXB_CHECK(err, o->kind == AXB_DB_RECIPROCAL || o->kind == AXB_DB_FORWARD, AXB_ERR_ARG, "unknown kind");
     if (o->kind == AXB_DB_FORWARD)
-        AXB_CHECK(err, isfinite(o->source_depth_km) && o->source_depth_km >= 0 &&
-                       o->source_depth_km < o->radius_km,
+        AXB_CHECK(err, isfinite(o->source_depth_km) && o->source_depth_km >= 0 && o->source_depth_km < o->radius_km,
                   AXB_ERR_ARG, "--source-depth-km %g: must be in 0..%g", o->source_depth_km, o->radius_km);
     AXB_CHECK(err, o->dump == AXB_DUMP_DISPL_ONLY || o->dump == AXB_DUMP_STRAIN_ONLY, AXB_ERR_ARG,
               "--dump: only displ_only and strain_only can be written");
@@ -87,22 +90,20 @@ static axb_status plan_grid(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error 
 {
     /* element edge: points_per_wavelength GLL points (npol intervals per element) per shear
      * wavelength, so h = npol * vs * period / points_per_wavelength */
-    const double h = o->element_km > 0 ? o->element_km * 1e3
-                                       : p->npol * o->vs * o->period / o->points_per_wavelength;
+    const double h = o->element_km > 0 ? o->element_km * 1e3 : p->npol * o->vs * o->period / o->points_per_wavelength;
     const double nth = ceil(PI * p->r_max / h - 1e-9), nr = ceil((p->r_max - p->r_min) / h - 1e-9);
-    AXB_CHECK(err, nth < 1e7 && nr < 1e7, AXB_ERR_RANGE,
-              "element size %g km is far too small for this shell", h / 1e3);
+    AXB_CHECK(err, nth < 1e7 && nr < 1e7, AXB_ERR_RANGE, "element size %g km is far too small for this shell", h / 1e3);
     p->ntheta = (int)nth;
     if (p->ntheta < 2) p->ntheta = 2;
     p->ntheta += p->ntheta % 2; /* an element edge on the equator: each half keeps its axis at xi=-1 */
     p->nrad = nr < 1 ? 1 : (int)nr;
     p->nelem = (int64_t)p->ntheta * p->nrad;
     const int64_t ncol = (int64_t)p->ntheta * p->npol + 1, nrow = (int64_t)p->nrad * p->npol + 1;
-    p->npoints = o->dump == AXB_DUMP_DISPL_ONLY ? ncol * nrow
-                                                : p->nelem * (p->npol - 1) * (p->npol - 1);
+    p->npoints = o->dump == AXB_DUMP_DISPL_ONLY ? ncol * nrow : p->nelem * (p->npol - 1) * (p->npol - 1);
     AXB_CHECK(err, p->npoints < INT32_MAX, AXB_ERR_RANGE,
               "%lld GLL points exceed the int32 indices of the format: use a longer --period or a "
-              "larger --element-km", (long long)p->npoints);
+              "larger --element-km",
+              (long long)p->npoints);
     return AXB_OK;
 }
 
@@ -138,12 +139,11 @@ static void plan_runs(const axb_mkdb_opts *o, axb_mkdb_plan *p)
 
     const bool displ = o->dump == AXB_DUMP_DISPL_ONLY;
     const int64_t np1 = p->npol + 1;
-    const int64_t mesh = p->npoints * 10 * 4 +
-                         (displ ? p->nelem * (np1 * np1 + 4 + 3 + 2) * 4 + (np1 * np1 * 2 + np1 * 3) * 8 : 0);
+    const int64_t mesh =
+        p->npoints * 10 * 4 + (displ ? p->nelem * (np1 * np1 + 4 + 3 + 2) * 4 + (np1 * np1 * 2 + np1 * 3) * 8 : 0);
     p->total_bytes = 0;
     for (int k = 0; k < p->nsim; k++) {
-        const bool mono = p->sims[k] == AXB_SIM_PZ || p->sims[k] == AXB_SIM_MZZ ||
-                          p->sims[k] == AXB_SIM_MXX_P_MYY;
+        const bool mono = p->sims[k] == AXB_SIM_PZ || p->sims[k] == AXB_SIM_MZZ || p->sims[k] == AXB_SIM_MXX_P_MYY;
         const int nv = displ ? (mono ? 2 : 3) : (mono ? 4 : 6);
         const int64_t b = (int64_t)nv * p->nt * p->npoints * 4 + mesh + 2 * p->nt * 4 + 20000;
         if (b > p->file_bytes) p->file_bytes = b;
@@ -180,8 +180,7 @@ static axb_status make_dir(const char *path, axb_error *err)
 }
 
 /* Rank 0: a fresh DIR.partial with SIM/Data folders for every run. */
-static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const axb_partial *names,
-                               axb_error *err)
+static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const axb_partial *names, axb_error *err)
 {
     AXB_TRY(axb_partial_prepare(names, partial_mode(o->force, names), err));
     AXB_TRY(make_dir(names->partial, err));
@@ -224,21 +223,24 @@ static void report_plan(FILE *out, const axb_mkdb_opts *o, const axb_mkdb_plan *
     char tot[32], per[32];
     human(tot, sizeof tot, (double)p->total_bytes);
     human(per, sizeof per, (double)p->file_bytes);
-    fprintf(out, "mkdb: %s %s database in %s, %d runs:", axb_db_kind_name(o->kind),
-            axb_dump_type_name(o->dump), o->dir, p->nsim);
+    fprintf(out, "mkdb: %s %s database in %s, %d runs:", axb_db_kind_name(o->kind), axb_dump_type_name(o->dump), o->dir,
+            p->nsim);
     for (int k = 0; k < p->nsim; k++) fprintf(out, " %s", axb_sim_name(p->sims[k]));
-    fprintf(out, "\nmkdb: shell %.1f-%.1f km, %lld elements (%d colatitude x %d radial), %lld GLL "
-                 "points, %lld samples at dt %.6g s, source shift %.6g s\n",
-            p->r_min / 1e3, p->r_max / 1e3, (long long)p->nelem, p->ntheta, p->nrad,
-            (long long)p->npoints, (long long)p->nt, p->dt, p->src_shift);
-    fprintf(out, "mkdb: planned size %s (%lld bytes; largest file %s), %d rank%s\n", tot,
-            (long long)p->total_bytes, per, size, size > 1 ? "s" : "");
+    fprintf(out,
+            "\nmkdb: shell %.1f-%.1f km, %lld elements (%d colatitude x %d radial), %lld GLL "
+            "points, %lld samples at dt %.6g s, source shift %.6g s\n",
+            p->r_min / 1e3, p->r_max / 1e3, (long long)p->nelem, p->ntheta, p->nrad, (long long)p->npoints,
+            (long long)p->nt, p->dt, p->src_shift);
+    fprintf(out, "mkdb: planned size %s (%lld bytes; largest file %s), %d rank%s\n", tot, (long long)p->total_bytes,
+            per, size, size > 1 ? "s" : "");
     if (o->layout == AXB_LAYOUT_MERGED) {
         /* every element stores its 25 points: shared points repeat */
         const double np1 = p->npol + 1;
         human(tot, sizeof tot, (double)p->total_bytes / (double)p->npoints * (double)p->nelem * np1 * np1);
-        fprintf(out, "mkdb: --layout merged: the original layout above is written first, then repacked "
-                     "into about %s (both on disk until the repack is done)\n", tot);
+        fprintf(out,
+                "mkdb: --layout merged: the original layout above is written first, then repacked "
+                "into about %s (both on disk until the repack is done)\n",
+                tot);
     }
     fflush(out);
 }
@@ -284,14 +286,15 @@ static axb_status write_original(MPI_Comm comm, int rank, const axb_mkdb_opts *o
  * DIR.partial by the repack engine, published as DIR, the original removed. The original is
  * written first because its chunked storage is what the physics is evaluated in (points, not
  * elements); repacking it costs one more pass over the data but keeps one writer of the format. */
-static axb_status write_merged(MPI_Comm comm, int rank, const axb_mkdb_opts *o, const axb_mkdb_plan *p,
-                               const char *dir, FILE *out, int64_t *bytes, axb_error *err)
+static axb_status write_merged(MPI_Comm comm, int rank, const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *dir,
+                               FILE *out, int64_t *bytes, axb_error *err)
 {
     axb_partial names;
     AXB_TRY(axb_partial_names(dir, &names, err));
     char orig[sizeof names.partial + 16];
     snprintf(orig, sizeof orig, "%s.original", names.partial);
-    AXB_TRY(axb_agree(comm, rank == 0 ? axb_partial_prepare(&names, partial_mode(o->force, &names), err) : AXB_OK, err));
+    AXB_TRY(
+        axb_agree(comm, rank == 0 ? axb_partial_prepare(&names, partial_mode(o->force, &names), err) : AXB_OK, err));
 
     axb_mkdb_opts oo = *o;
     oo.force = true; /* a stale original from a killed run is ours to replace */
@@ -299,11 +302,18 @@ static axb_status write_merged(MPI_Comm comm, int rank, const axb_mkdb_opts *o, 
     int64_t orig_bytes = 0;
     AXB_TRY(write_original(comm, rank, &oo, p, orig, out, &orig_bytes, err));
 
-    axb_repack_opts ro = {.src = orig, .dst = names.partial, .deflate = -1, .memory_bytes = o->memory_bytes,
-                          .force = true, .resume = false, .verify = false, .progress = out != NULL,
+    axb_repack_opts ro = {.src = orig,
+                          .dst = names.partial,
+                          .deflate = -1,
+                          .memory_bytes = o->memory_bytes,
+                          .force = true,
+                          .resume = false,
+                          .verify = false,
+                          .progress = out != NULL,
                           .checkpoint_seconds = 10};
     axb_repack_result rr;
-    if (axb_repack_run(comm, &ro, out, &rr, err)) return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);
+    if (axb_repack_run(comm, &ro, out, &rr, err))
+        return axb_error_prefix(err, "mkdb --layout merged: repacking %s", orig);
 
     axb_status st = AXB_OK;
     if (rank == 0) {
@@ -317,8 +327,7 @@ static axb_status write_merged(MPI_Comm comm, int rank, const axb_mkdb_opts *o, 
     return AXB_OK;
 }
 
-axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress,
-                        axb_mkdb_result *res, axb_error *err)
+axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress, axb_mkdb_result *res, axb_error *err)
 {
     int rank, size;
     AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");

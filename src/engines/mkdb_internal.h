@@ -11,15 +11,15 @@
 /* Progress over all files of a database. Rank 0 extrapolates from its own share: ranks own
  * equal shares and run at equal speed. */
 typedef struct mkdb_progress {
-    axb_progress line;          /* silent except on rank 0 with progress on */
-    int64_t points;             /* points written, all files, all ranks */
-    double mb;                  /* MB written, likewise */
+    axb_progress line; /* silent except on rank 0 with progress on */
+    int64_t points;    /* points written, all files, all ranks */
+    double mb;         /* MB written, likewise */
 } mkdb_progress;
 
 /* Writes one run's ordered_output.nc4 at @p path (collective; rank 0 writes the mesh, every rank
  * its point range of the snapshots). */
 AXB_NODISCARD axb_status axb_mkdb_write_file(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *plan,
-                                             const axb_mkdb_mesh *m, axb_sim sim, const char *path,
-                                             mkdb_progress *pr, axb_error *err);
+                                             const axb_mkdb_mesh *m, axb_sim sim, const char *path, mkdb_progress *pr,
+                                             axb_error *err);
 
 #endif

@@ -89,8 +89,7 @@ static void deriv_matrix(const double *x, int n, double *D)
 
 axb_status axb_mkdb_basis(int npol, double *gll, double *glj, double *G1, double *G2, axb_error *err)
 {
-    AXB_CHECK(err, npol >= 2 && npol <= AXB_NPOL_MAX, AXB_ERR_ARG, "npol %d outside 2..%d", npol,
-              AXB_NPOL_MAX);
+    AXB_CHECK(err, npol >= 2 && npol <= AXB_NPOL_MAX, AXB_ERR_ARG, "npol %d outside 2..%d", npol, AXB_NPOL_MAX);
     /* interior GLL points: roots of P'_N ∝ P_{N-1}^(1,1); GLJ(0,1): roots of P_{N-1}^(1,2) */
     gll[0] = glj[0] = -1.0;
     gll[npol] = glj[npol] = 1.0;
@@ -198,8 +197,8 @@ static axb_status eval_points(axb_mkdb_mesh *m, axb_error *err)
 
 /* The arrays of a mesh of @p ne elements and @p npt points; *id: a grid-node numbering of
  * @p ngrid nodes, all -1 (elements only). */
-static axb_status alloc_mesh(axb_mkdb_mesh *m, bool with_elements, int64_t ne, int64_t npt, int64_t ngrid,
-                             int32_t **id, axb_error *err)
+static axb_status alloc_mesh(axb_mkdb_mesh *m, bool with_elements, int64_t ne, int64_t npt, int64_t ngrid, int32_t **id,
+                             axb_error *err)
 {
     const int64_t np1 = m->npol + 1;
     *id = NULL;
@@ -275,21 +274,19 @@ static int64_t number_points(const grid *g, axb_mkdb_mesh *m, bool with_elements
     return next;
 }
 
-axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, axb_mkdb_mesh *m,
-                               axb_error *err)
+axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, axb_mkdb_mesh *m, axb_error *err)
 {
     memset(m, 0, sizeof *m);
     const int N = plan->npol;
     m->npol = N;
     AXB_TRY(axb_mkdb_basis(N, m->gll, m->glj, m->G1, m->G2, err));
-    const grid g = {N, plan->ntheta, plan->nrad, PI / plan->ntheta,
-                    (plan->r_max - plan->r_min) / plan->nrad, plan->r_min, plan->r_max};
+    const grid g = {N,           plan->ntheta, plan->nrad, PI / plan->ntheta, (plan->r_max - plan->r_min) / plan->nrad,
+                    plan->r_min, plan->r_max};
     const int64_t ne = (int64_t)g.ntheta * g.nrad;
     const int64_t ncol = (int64_t)g.ntheta * N + 1, nrow = (int64_t)g.nrad * N + 1;
     const int64_t npt = with_elements ? ncol * nrow : ne * (N - 1) * (N - 1);
     AXB_CHECK(err, npt < INT32_MAX, AXB_ERR_RANGE,
-              "%lld GLL points do not fit the int32 indices of the format: use a longer period",
-              (long long)npt);
+              "%lld GLL points do not fit the int32 indices of the format: use a longer period", (long long)npt);
     m->nelem = with_elements ? ne : 0;
     m->has_elements = with_elements;
     int32_t *id = NULL;
@@ -298,8 +295,8 @@ axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, ax
     free(id);
     if (next != npt) {
         axb_mkdb_mesh_free(m);
-        return axb_error_set(err, AXB_ERR_INTERNAL, "mesh: numbered %lld of %lld points",
-                             (long long)next, (long long)npt);
+        return axb_error_set(err, AXB_ERR_INTERNAL, "mesh: numbered %lld of %lld points", (long long)next,
+                             (long long)npt);
     }
     m->npoints = npt;
     if (with_elements) {

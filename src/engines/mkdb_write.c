@@ -14,14 +14,36 @@
 static void describe(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const axb_mkdb_mesh *m, axb_sim sim,
                      int64_t max_points, axb_original_def *d)
 {
-    *d = (axb_original_def){
-        .sim = sim, .dump = o->dump, .npol = p->npol, .npoints = m->npoints,
-        .nelem = m->has_elements ? m->nelem : 0, .nt = p->nt, .dt = p->dt, .period = o->period,
-        .r_min = p->r_min, .r_max = p->r_max, .r_src = p->r_src, .src_shift = p->src_shift,
-        .src_shift_samples = p->src_shift_samples, .amplitude = p->amplitude, .s = m->s, .z = m->z,
-        .vp = o->vp, .vs = o->vs, .rho = o->rho, .eltype = AXB_EL_SPHEROIDAL, .sem = m->sem, .fem = m->fem,
-        .axis = m->axis, .mid = m->mid, .G1 = m->G1, .G2 = m->G2, .gll = m->gll, .glj = m->glj,
-        .chunk_points = axb_original_chunk_points(p->nt, m->npoints), .max_points = max_points};
+    *d = (axb_original_def){.sim = sim,
+                            .dump = o->dump,
+                            .npol = p->npol,
+                            .npoints = m->npoints,
+                            .nelem = m->has_elements ? m->nelem : 0,
+                            .nt = p->nt,
+                            .dt = p->dt,
+                            .period = o->period,
+                            .r_min = p->r_min,
+                            .r_max = p->r_max,
+                            .r_src = p->r_src,
+                            .src_shift = p->src_shift,
+                            .src_shift_samples = p->src_shift_samples,
+                            .amplitude = p->amplitude,
+                            .s = m->s,
+                            .z = m->z,
+                            .vp = o->vp,
+                            .vs = o->vs,
+                            .rho = o->rho,
+                            .eltype = AXB_EL_SPHEROIDAL,
+                            .sem = m->sem,
+                            .fem = m->fem,
+                            .axis = m->axis,
+                            .mid = m->mid,
+                            .G1 = m->G1,
+                            .G2 = m->G2,
+                            .gll = m->gll,
+                            .glj = m->glj,
+                            .chunk_points = axb_original_chunk_points(p->nt, m->npoints),
+                            .max_points = max_points};
 }
 
 /* The source time function as stored (float32). */
@@ -72,7 +94,7 @@ typedef struct field {
     axb_fs_medium med;
     axb_fs_stf stf;
     int nv, rows[6];
-    double *phys;               /* [6][nt] */
+    double *phys; /* [6][nt] */
 } field;
 
 static void evaluate(const field *f, int64_t start, int64_t cnt, float *buf)
@@ -127,9 +149,8 @@ static axb_status write_body(axb_db_writer *w, const field *f, const rounds *r, 
     return write_snapshots(w, f, r, pr, err);
 }
 
-axb_status axb_mkdb_write_file(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *plan,
-                               const axb_mkdb_mesh *m, axb_sim sim, const char *path, mkdb_progress *pr,
-                               axb_error *err)
+axb_status axb_mkdb_write_file(MPI_Comm comm, const axb_mkdb_opts *o, const axb_mkdb_plan *plan, const axb_mkdb_mesh *m,
+                               axb_sim sim, const char *path, mkdb_progress *pr, axb_error *err)
 {
     int rank, size;
     AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");

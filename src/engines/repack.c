@@ -42,8 +42,8 @@ static axb_status open_source(repack_job *j, axb_error *err)
     axb_status st = AXB_OK;
     if (j->in->dump != AXB_DUMP_DISPL_ONLY)
         st = axb_error_set(err, AXB_ERR_UNSUPPORTED,
-                           "%s: %s databases cannot be merged (the merged layout holds displacement only)",
-                           o->src, axb_dump_type_name(j->in->dump));
+                           "%s: %s databases cannot be merged (the merged layout holds displacement only)", o->src,
+                           axb_dump_type_name(j->in->dump));
     else if (j->in->layout != AXB_LAYOUT_ORIGINAL)
         st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s is already in the merged layout", o->src);
     return axb_agree(j->comm, st, err);
@@ -74,8 +74,8 @@ static axb_status prepare_new(const repack_job *j, axb_error *err)
     if (statvfs(j->o->dst, &vfs) == 0) {
         const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
         AXB_CHECK(err, have >= need, AXB_ERR_IO,
-                  "%s: not enough free disk: the merged file needs up to %.2f GB, %.2f GB are free",
-                  j->o->dst, need / 1e9, have / 1e9);
+                  "%s: not enough free disk: the merged file needs up to %.2f GB, %.2f GB are free", j->o->dst,
+                  need / 1e9, have / 1e9);
     }
     return axb_partial_record_start(&j->names, REPACK_RECORD_KIND, j->identity, err);
 }
@@ -139,11 +139,18 @@ static axb_status write_metadata(repack_job *j, axb_error *err)
 static axb_status define_output(repack_job *j, axb_merged_def *def, axb_error *err)
 {
     const axb_repack_opts *o = j->o;
-    *def = (axb_merged_def){
-        .template_path = j->in->files[0], .nelem = j->nelem, .npoints = j->in->npoints, .ndumps = j->in->ndumps,
-        .npol = j->in->npol, .nvars = j->in->nvars, .order = j->order, .deflate = o->deflate,
-        .direct = o->deflate < 0 && o->write_mode != AXB_REPACK_WRITE_COLLECTIVE, .resume = o->resume,
-        .inflight_bytes = o->memory_bytes / 2, .max_put_bytes = REPACK_SLAB_MAX};
+    *def = (axb_merged_def){.template_path = j->in->files[0],
+                            .nelem = j->nelem,
+                            .npoints = j->in->npoints,
+                            .ndumps = j->in->ndumps,
+                            .npol = j->in->npol,
+                            .nvars = j->in->nvars,
+                            .order = j->order,
+                            .deflate = o->deflate,
+                            .direct = o->deflate < 0 && o->write_mode != AXB_REPACK_WRITE_COLLECTIVE,
+                            .resume = o->resume,
+                            .inflight_bytes = o->memory_bytes / 2,
+                            .max_put_bytes = REPACK_SLAB_MAX};
     AXB_TRY(axb_agree(j->comm, axb_merged_writer_create(j->comm, j->names.partial, def, &j->w, err), err));
     AXB_TRY(axb_db_writer_define(j->w, err));
     if (!o->resume) AXB_TRY(axb_agree(j->comm, j->rank == 0 ? write_metadata(j, err) : AXB_OK, err));
@@ -155,8 +162,8 @@ static axb_status finish(repack_job *j, axb_status st, axb_repack_result *res, a
 {
     if (j->w) {
         bool bypassed = false;
-        res->write_mode = axb_merged_writer_is_direct(j->w, &bypassed) ? AXB_REPACK_WRITE_DIRECT
-                                                                       : AXB_REPACK_WRITE_COLLECTIVE;
+        res->write_mode =
+            axb_merged_writer_is_direct(j->w, &bypassed) ? AXB_REPACK_WRITE_DIRECT : AXB_REPACK_WRITE_COLLECTIVE;
         res->page_cache_bypassed = bypassed;
     }
     st = axb_db_writer_close(&j->w, st, err);

@@ -38,8 +38,7 @@ axb_status axb_repack_plan_slabs(repack_job *j, axb_error *err)
 }
 
 /* The elements of this rank's slabs [from, to), as a list (*units freed by the caller). */
-static axb_status slab_units(const repack_job *j, int64_t from, int64_t to, int64_t **units, int64_t *n,
-                             axb_error *err)
+static axb_status slab_units(const repack_job *j, int64_t from, int64_t to, int64_t **units, int64_t *n, axb_error *err)
 {
     *n = 0;
     for (int64_t k = from; k < to && k < j->nslabs; k++) *n += j->slabs[k].count;

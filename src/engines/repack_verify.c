@@ -20,10 +20,10 @@ static axb_status match(const axb_mesh *src, const axb_mesh *dst, int64_t *map, 
     for (int64_t e = 0; e < dst->nelem && !st; e++) {
         const int64_t f = by_mid[dst->sem[e * per + mid]];
         if (f < 0 || memcmp(dst->sem + e * per, src->sem + f * per, (size_t)per * sizeof(int32_t)) ||
-            memcmp(dst->fem + e * 4, src->fem + f * 4, 4 * sizeof(int32_t)) ||
-            dst->eltype[e] != src->eltype[f] || dst->axis[e] != src->axis[f] ||
-            dst->mp_s[e] != src->mp_s[f] || dst->mp_z[e] != src->mp_z[f])
-            st = axb_error_set(err, AXB_ERR_FORMAT, "element %lld of the merged file matches no source element", (long long)e);
+            memcmp(dst->fem + e * 4, src->fem + f * 4, 4 * sizeof(int32_t)) || dst->eltype[e] != src->eltype[f] ||
+            dst->axis[e] != src->axis[f] || dst->mp_s[e] != src->mp_s[f] || dst->mp_z[e] != src->mp_z[f])
+            st = axb_error_set(err, AXB_ERR_FORMAT, "element %lld of the merged file matches no source element",
+                               (long long)e);
         map[e] = f;
     }
     free(by_mid);
@@ -37,9 +37,11 @@ static axb_status same_shape(axb_db *src, axb_db *dst, const char *src_path, con
     const axb_db_info *a = axb_db_get_info(src), *b = axb_db_get_info(dst);
     const axb_mesh *ma = axb_db_get_mesh(src), *mb = axb_db_get_mesh(dst);
     if (a->nelem != b->nelem || a->nvars != b->nvars || a->ndumps != b->ndumps || a->npoints != b->npoints ||
-        memcmp(ma->s, mb->s, (size_t)a->npoints * sizeof(float)) || memcmp(ma->z, mb->z, (size_t)a->npoints * sizeof(float)) ||
+        memcmp(ma->s, mb->s, (size_t)a->npoints * sizeof(float)) ||
+        memcmp(ma->z, mb->z, (size_t)a->npoints * sizeof(float)) ||
         memcmp(axb_db_get_stf_d(src), axb_db_get_stf_d(dst), (size_t)a->ndumps * sizeof(double)))
-        return axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path, dst_path);
+        return axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path,
+                             dst_path);
     return match(ma, mb, map, err);
 }
 
@@ -105,7 +107,8 @@ axb_status axb_repack_verify(MPI_Comm comm, const char *src_path, const char *ds
     }
     const int64_t nelem = axb_db_get_info(v.dst)->nelem;
     int64_t *map = malloc((size_t)(nelem ? nelem : 1) * sizeof *map);
-    st = map ? same_shape(v.src, v.dst, src_path, dst_path, map, err) : axb_error_set(err, AXB_ERR_NOMEM, "element map");
+    st =
+        map ? same_shape(v.src, v.dst, src_path, dst_path, map, err) : axb_error_set(err, AXB_ERR_NOMEM, "element map");
     st = axb_agree(comm, st, err);
     v.map = map;
     v.block = axb_db_block_floats(v.src);

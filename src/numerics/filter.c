@@ -19,12 +19,12 @@ struct axb_filter_plan {
     int nfft, nfreq;
     double dt;
     double damp[AXB_FILTER_MAX_ORDER / 2]; /* Butterworth pole pairs: sin((2k+1)π/(2N)) */
-    double c1, c2;        /* Butterworth corners of the analog filter (prewarped if bilinear) */
-    fftw_plan r2c, c2r;   /* made once, executed on the buffers below */
-    double *rbuf;         /* [nfft] time-domain scratch */
-    fftw_complex *cbuf;   /* [nfreq] spectrum scratch */
-    double *gain;         /* [nfreq] real response / nfft (zero-phase, log-Gabor), or NULL */
-    fftw_complex *resp;   /* [nfreq] complex response / nfft (causal Butterworth), or NULL */
+    double c1, c2;                         /* Butterworth corners of the analog filter (prewarped if bilinear) */
+    fftw_plan r2c, c2r;                    /* made once, executed on the buffers below */
+    double *rbuf;                          /* [nfft] time-domain scratch */
+    fftw_complex *cbuf;                    /* [nfreq] spectrum scratch */
+    double *gain;                          /* [nfreq] real response / nfft (zero-phase, log-Gabor), or NULL */
+    fftw_complex *resp;                    /* [nfreq] complex response / nfft (causal Butterworth), or NULL */
 };
 
 /* Smallest 2^a 3^b 5^c 7^d >= n, or -1 above INT_MAX: FFTW has hard-coded kernels for these
@@ -110,20 +110,16 @@ static axb_status check_spec(const axb_filter_spec *s, double dt, axb_error *err
         AXB_CHECK(err, s->order >= 1 && s->order <= AXB_FILTER_MAX_ORDER, AXB_ERR_ARG,
                   "Butterworth filter: order %d, need 1..%d", s->order, AXB_FILTER_MAX_ORDER);
         AXB_CHECK(err, isfinite(s->f1) && s->f1 > 0.0 && s->f1 < fn, AXB_ERR_ARG,
-                  "Butterworth filter: corner frequency %g Hz is not in (0, %g) Hz (Nyquist)",
-                  s->f1, fn);
+                  "Butterworth filter: corner frequency %g Hz is not in (0, %g) Hz (Nyquist)", s->f1, fn);
         if (s->kind == AXB_FILTER_BANDPASS) {
             AXB_CHECK(err, isfinite(s->f2) && s->f2 > 0.0 && s->f2 < fn, AXB_ERR_ARG,
-                      "Butterworth bandpass: upper corner %g Hz is not in (0, %g) Hz (Nyquist)",
-                      s->f2, fn);
+                      "Butterworth bandpass: upper corner %g Hz is not in (0, %g) Hz (Nyquist)", s->f2, fn);
             AXB_CHECK(err, s->f1 < s->f2, AXB_ERR_ARG,
-                      "Butterworth bandpass: lower corner %g Hz is not below the upper %g Hz",
-                      s->f1, s->f2);
+                      "Butterworth bandpass: lower corner %g Hz is not below the upper %g Hz", s->f1, s->f2);
         }
         return AXB_OK;
     case AXB_FILTER_LOGGABOR:
-        AXB_CHECK(err, isfinite(s->period) && s->period > 0.0 && 1.0 / s->period < fn,
-                  AXB_ERR_ARG,
+        AXB_CHECK(err, isfinite(s->period) && s->period > 0.0 && 1.0 / s->period < fn, AXB_ERR_ARG,
                   "log-Gabor filter: centre period %g s is not a positive period longer than "
                   "2·dt = %g s",
                   s->period, 2.0 * dt);
@@ -148,19 +144,16 @@ void axb_filter_plan_destroy(axb_filter_plan **plan)
     *plan = NULL;
 }
 
-axb_status axb_filter_plan_create(const axb_filter_spec *s, int64_t npts, double dt,
-                                  axb_filter_plan **plan, axb_error *err)
+axb_status axb_filter_plan_create(const axb_filter_spec *s, int64_t npts, double dt, axb_filter_plan **plan,
+                                  axb_error *err)
 {
     AXB_CHECK(err, s != NULL && plan != NULL, AXB_ERR_ARG, "filter plan: NULL argument");
     *plan = NULL;
-    AXB_CHECK(err, npts >= 2, AXB_ERR_ARG, "filter: traces of %lld samples, need at least 2",
-              (long long)npts);
-    AXB_CHECK(err, isfinite(dt) && dt > 0.0, AXB_ERR_ARG,
-              "filter: sample spacing %g s is not a positive number", dt);
+    AXB_CHECK(err, npts >= 2, AXB_ERR_ARG, "filter: traces of %lld samples, need at least 2", (long long)npts);
+    AXB_CHECK(err, isfinite(dt) && dt > 0.0, AXB_ERR_ARG, "filter: sample spacing %g s is not a positive number", dt);
     AXB_TRY(check_spec(s, dt, err));
     const int64_t nfft = npts <= INT_MAX / 2 ? next_fast_size(2 * npts) : -1;
-    AXB_CHECK(err, nfft > 0, AXB_ERR_RANGE,
-              "filter: %lld samples need an FFT longer than FFTW's int", (long long)npts);
+    AXB_CHECK(err, nfft > 0, AXB_ERR_RANGE, "filter: %lld samples need an FFT longer than FFTW's int", (long long)npts);
 
     axb_filter_plan *fp = calloc(1, sizeof *fp);
     AXB_CHECK(err, fp != NULL, AXB_ERR_NOMEM, "filter plan: out of memory");
@@ -172,12 +165,13 @@ axb_status axb_filter_plan_create(const axb_filter_spec *s, int64_t npts, double
     const bool real_resp = s->kind == AXB_FILTER_LOGGABOR || s->zerophase;
     fp->rbuf = fftw_malloc((size_t)fp->nfft * sizeof *fp->rbuf);
     fp->cbuf = fftw_malloc((size_t)fp->nfreq * sizeof *fp->cbuf);
-    if (real_resp) fp->gain = fftw_malloc((size_t)fp->nfreq * sizeof *fp->gain);
-    else fp->resp = fftw_malloc((size_t)fp->nfreq * sizeof *fp->resp);
+    if (real_resp)
+        fp->gain = fftw_malloc((size_t)fp->nfreq * sizeof *fp->gain);
+    else
+        fp->resp = fftw_malloc((size_t)fp->nfreq * sizeof *fp->resp);
     if (fp->rbuf == NULL || fp->cbuf == NULL || (fp->gain == NULL && fp->resp == NULL)) {
         axb_filter_plan_destroy(&fp);
-        return axb_error_set(err, AXB_ERR_NOMEM, "filter plan: out of memory (nfft %lld)",
-                             (long long)nfft);
+        return axb_error_set(err, AXB_ERR_NOMEM, "filter plan: out of memory (nfft %lld)", (long long)nfft);
     }
     /* MEASURE overwrites the arrays it plans on; these are ours and filled only afterwards. */
     const unsigned flags = s->fft_measure ? FFTW_MEASURE : FFTW_ESTIMATE;
@@ -185,8 +179,7 @@ axb_status axb_filter_plan_create(const axb_filter_spec *s, int64_t npts, double
     fp->c2r = fftw_plan_dft_c2r_1d(fp->nfft, fp->cbuf, fp->rbuf, flags);
     if (fp->r2c == NULL || fp->c2r == NULL) {
         axb_filter_plan_destroy(&fp);
-        return axb_error_set(err, AXB_ERR_INTERNAL,
-                             "FFTW could not plan a real FFT of %lld points", (long long)nfft);
+        return axb_error_set(err, AXB_ERR_INTERNAL, "FFTW could not plan a real FFT of %lld points", (long long)nfft);
     }
 
     if (s->kind != AXB_FILTER_LOGGABOR) {
@@ -226,8 +219,7 @@ axb_status axb_filter_apply(axb_filter_plan *plan, double *x, axb_error *err)
     }
     if (!finite) {
         for (int64_t i = 0; i < npts; i++)
-            AXB_CHECK(err, isfinite(x[i]), AXB_ERR_ARG, "filter: sample %lld is not finite",
-                      (long long)i);
+            AXB_CHECK(err, isfinite(x[i]), AXB_ERR_ARG, "filter: sample %lld is not finite", (long long)i);
     }
     for (int64_t i = npts; i < plan->nfft; i++) r[i] = 0.0;
     fftw_execute_dft_r2c(plan->r2c, r, plan->cbuf);
@@ -249,7 +241,10 @@ axb_status axb_filter_apply(axb_filter_plan *plan, double *x, axb_error *err)
     return AXB_OK;
 }
 
-int64_t axb_filter_plan_nfft(const axb_filter_plan *plan) { return plan->nfft; }
+int64_t axb_filter_plan_nfft(const axb_filter_plan *plan)
+{
+    return plan->nfft;
+}
 
 void axb_filter_plan_response(const axb_filter_plan *plan, double f, double *re, double *im)
 {

@@ -60,39 +60,35 @@ void axb_fs_stf_from_period_dt(double period, double dt, axb_fs_stf *stf);
 
 /** stf_dump[k] = amplitude·S(t_k), stf_d_dump[k] = amplitude·g(t_k), t_k = k·dt (either may be
  *  NULL). */
-void axb_fs_stf_sample(const axb_fs_stf *stf, double amplitude, int64_t nt, double dt,
-                       double *stf_dump, double *stf_d_dump);
+void axb_fs_stf_sample(const axb_fs_stf *stf, double amplitude, int64_t nt, double dt, double *stf_dump,
+                       double *stf_d_dump);
 
 /**
  * Displacement out[3][nt] (Cartesian x, y, z; m) at rec of a point force f (N, Cartesian) at src
  * whose history is the moment-rate shape g(t) — Instaseis' ForceSource convention (one time
  * derivative of the database's step-force fields). Aki & Richards eq. 4.23.
  */
-void axb_fs_force_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3],
-                     const double f[3], const double rec[3], int64_t nt, double dt, double *out);
+void axb_fs_force_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3], const double f[3],
+                     const double rec[3], int64_t nt, double dt, double *out);
 
 /** Displacement out[3][nt] at rec of a point moment tensor M (N·m, Cartesian, symmetric) at src
  *  with moment function S(t). Aki & Richards eq. 4.29. */
-void axb_fs_moment_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3],
-                      const double M[3][3], const double rec[3], int64_t nt, double dt,
-                      double *out);
+void axb_fs_moment_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3], const double M[3][3],
+                      const double rec[3], int64_t nt, double dt, double *out);
 
 /** axb_fs_force_3d with the time history chosen by @p tf. */
-void axb_fs_force_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                        const double src[3], const double f[3], const double rec[3], int64_t nt,
-                        double dt, double *out);
+void axb_fs_force_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                        const double f[3], const double rec[3], int64_t nt, double dt, double *out);
 
 /** axb_fs_moment_3d with the time history chosen by @p tf (M need not be symmetric: M_pq is a
  *  force couple, force along p, arm along q). */
-void axb_fs_moment_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                         const double src[3], const double M[3][3], const double rec[3],
-                         int64_t nt, double dt, double *out);
+void axb_fs_moment_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                         const double M[3][3], const double rec[3], int64_t nt, double dt, double *out);
 
 /** Strain out[6][nt] at rec of a point force f at src, Voigt order (xx, yy, zz, yz, xz, xy) of the
  *  tensor strain ε_ij = ½(∂_i u_j + ∂_j u_i) (no factor 2 on shear components). */
-void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                               const double src[3], const double f[3], const double rec[3],
-                               int64_t nt, double dt, double *out);
+void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                               const double f[3], const double rec[3], int64_t nt, double dt, double *out);
 
 /**
  * The field of AxiSEM sub-simulation @p sim with its source on the +z axis at radius r_src,
@@ -103,8 +99,8 @@ void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, ax
  *  MXZ_MYZ: M = x̂ẑ+ẑx̂ (u_s, u_z), ŷẑ+ẑŷ (u_φ);  MXY_MXX_M_MYY: M = (x̂x̂−ŷŷ)/2 (u_s, u_z),
  *  (x̂ŷ+ŷx̂)/2 (u_φ). Evaluated at azimuth φ = 0 (ŝ = x̂, φ̂ = ŷ). See docs/mkdb-physics.md.
  */
-void axb_fs_sim_displ(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src,
-                      double amplitude, double s, double z, int64_t nt, double dt, double *out);
+void axb_fs_sim_displ(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src, double amplitude,
+                      double s, double z, int64_t nt, double dt, double *out);
 
 /**
  * The strain variables of a strain_only reciprocal database (PX or PZ only), out[6][nt] =
@@ -113,22 +109,20 @@ void axb_fs_sim_displ(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim
  * §2.7 formulas give from axb_fs_sim_displ after the dipole E3/E5 sign flip. dsup = dzup = 0 for
  * PZ. Any other @p sim fills out with NaN (strain_only databases are reciprocal only).
  */
-void axb_fs_sim_strain(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src,
-                       double amplitude, double s, double z, int64_t nt, double dt, double *out);
+void axb_fs_sim_strain(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src, double amplitude,
+                       double s, double z, int64_t nt, double dt, double *out);
 
 /**
  * Several runs at one point: out[nsim][3][nt] for sims[0..nsim-1], identical to nsim calls of
  * axb_fs_sim_displ but with the erfc/exp time series evaluated once (they depend on the distance
  * only) — the writer's per-point call for a PX+PZ or a four-run forward database.
  */
-void axb_fs_sims_displ(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
-                       const axb_sim *sims, double r_src, double amplitude, double s, double z,
-                       int64_t nt, double dt, double *out);
+void axb_fs_sims_displ(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim, const axb_sim *sims, double r_src,
+                       double amplitude, double s, double z, int64_t nt, double dt, double *out);
 
 /** As axb_fs_sims_displ for the stored strain: out[nsim][6][nt] (PX/PZ; others NaN). */
-void axb_fs_sims_strain(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
-                        const axb_sim *sims, double r_src, double amplitude, double s, double z,
-                        int64_t nt, double dt, double *out);
+void axb_fs_sims_strain(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim, const axb_sim *sims, double r_src,
+                        double amplitude, double s, double z, int64_t nt, double dt, double *out);
 
 #ifdef __cplusplus
 }

@@ -19,8 +19,7 @@ int axb_fs_geometry(const double src[3], const double rec[3], double gamma[3], d
     return 1;
 }
 
-void axb_fs_force_kernel(const axb_fs_medium *m, const double gamma[3], double r,
-                         double F[3][3][AXB_FS_NTF])
+void axb_fs_force_kernel(const axb_fs_medium *m, const double gamma[3], double r, double F[3][3][AXB_FS_NTF])
 {
     const double C = 1.0 / (4.0 * AXB_FS_PI * m->rho);
     const double a2 = m->vp * m->vp, b2 = m->vs * m->vs;
@@ -35,8 +34,7 @@ void axb_fs_force_kernel(const axb_fs_medium *m, const double gamma[3], double r
         }
 }
 
-void axb_fs_couple_kernel(const axb_fs_medium *m, const double gamma[3], double r,
-                          double K[3][3][3][AXB_FS_NTF])
+void axb_fs_couple_kernel(const axb_fs_medium *m, const double gamma[3], double r, double K[3][3][3][AXB_FS_NTF])
 {
     const double C = 1.0 / (4.0 * AXB_FS_PI * m->rho);
     const double a = m->vp, b = m->vs;
@@ -61,9 +59,8 @@ static void zero(int ncomp, int64_t nt, double *out)
     memset(out, 0, (size_t)ncomp * (size_t)nt * sizeof *out);
 }
 
-void axb_fs_force_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                        const double src[3], const double f[3], const double rec[3], int64_t nt,
-                        double dt, double *out)
+void axb_fs_force_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                        const double f[3], const double rec[3], int64_t nt, double dt, double *out)
 {
     double gamma[3], r;
     if (!axb_fs_geometry(src, rec, gamma, &r)) {
@@ -75,12 +72,11 @@ void axb_fs_force_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < AXB_FS_NTF; k++) coef[i][k] += F[i][j][k] * f[j];
-    axb_fs_apply(m, stf, tf, r, 3, (const double (*)[AXB_FS_NTF])coef, nt, dt, out);
+    axb_fs_apply(m, stf, tf, r, 3, (const double(*)[AXB_FS_NTF])coef, nt, dt, out);
 }
 
-void axb_fs_moment_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                         const double src[3], const double M[3][3], const double rec[3],
-                         int64_t nt, double dt, double *out)
+void axb_fs_moment_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                         const double M[3][3], const double rec[3], int64_t nt, double dt, double *out)
 {
     double gamma[3], r;
     if (!axb_fs_geometry(src, rec, gamma, &r)) {
@@ -93,12 +89,11 @@ void axb_fs_moment_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_t
         for (int p = 0; p < 3; p++)
             for (int q = 0; q < 3; q++)
                 for (int k = 0; k < AXB_FS_NTF; k++) coef[n][k] += K[n][p][q][k] * M[p][q];
-    axb_fs_apply(m, stf, tf, r, 3, (const double (*)[AXB_FS_NTF])coef, nt, dt, out);
+    axb_fs_apply(m, stf, tf, r, 3, (const double(*)[AXB_FS_NTF])coef, nt, dt, out);
 }
 
-void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf,
-                               const double src[3], const double f[3], const double rec[3],
-                               int64_t nt, double dt, double *out)
+void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, const double src[3],
+                               const double f[3], const double rec[3], int64_t nt, double dt, double *out)
 {
     static const int vi[6] = {0, 1, 2, 1, 0, 0}, vj[6] = {0, 1, 2, 2, 2, 1};
     double gamma[3], r;
@@ -114,20 +109,18 @@ void axb_fs_force_strain_3d_tf(const axb_fs_medium *m, const axb_fs_stf *stf, ax
             for (int p = 0; p < 3; p++)
                 for (int k = 0; k < AXB_FS_NTF; k++) grad[n][q][k] -= K[n][p][q][k] * f[p];
     for (int c = 0; c < 6; c++)
-        for (int k = 0; k < AXB_FS_NTF; k++)
-            coef[c][k] = 0.5 * (grad[vi[c]][vj[c]][k] + grad[vj[c]][vi[c]][k]);
-    axb_fs_apply(m, stf, tf, r, 6, (const double (*)[AXB_FS_NTF])coef, nt, dt, out);
+        for (int k = 0; k < AXB_FS_NTF; k++) coef[c][k] = 0.5 * (grad[vi[c]][vj[c]][k] + grad[vj[c]][vi[c]][k]);
+    axb_fs_apply(m, stf, tf, r, 6, (const double(*)[AXB_FS_NTF])coef, nt, dt, out);
 }
 
-void axb_fs_force_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3],
-                     const double f[3], const double rec[3], int64_t nt, double dt, double *out)
+void axb_fs_force_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3], const double f[3],
+                     const double rec[3], int64_t nt, double dt, double *out)
 {
     axb_fs_force_3d_tf(m, stf, AXB_FS_TF_RATE, src, f, rec, nt, dt, out);
 }
 
-void axb_fs_moment_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3],
-                      const double M[3][3], const double rec[3], int64_t nt, double dt,
-                      double *out)
+void axb_fs_moment_3d(const axb_fs_medium *m, const axb_fs_stf *stf, const double src[3], const double M[3][3],
+                      const double rec[3], int64_t nt, double dt, double *out)
 {
     axb_fs_moment_3d_tf(m, stf, AXB_FS_TF_STEP, src, M, rec, nt, dt, out);
 }

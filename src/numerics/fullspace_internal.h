@@ -19,25 +19,21 @@ enum { AXB_FS_NTF = 5 };
 #define AXB_FS_SQRT_PI 1.77245385090551602730
 
 /** The five time series at one instant: [N, X_P, X_S, Ẋ_P, Ẋ_S] (see the file comment). */
-void axb_fs_tf_eval(const axb_fs_stf *stf, axb_fs_tf tf, double tau_p, double tau_s, double t,
-                    double v[AXB_FS_NTF]);
+void axb_fs_tf_eval(const axb_fs_stf *stf, axb_fs_tf tf, double tau_p, double tau_s, double t, double v[AXB_FS_NTF]);
 
 /** Geometry of a source–receiver pair: distance r and unit vector γ from src to rec.
  *  Returns 0 when they coincide (r = 0). */
 int axb_fs_geometry(const double src[3], const double rec[3], double gamma[3], double *r);
 
 /** Force kernel F[i][j][5]: displacement i per unit force j (A&R 4.23). */
-void axb_fs_force_kernel(const axb_fs_medium *m, const double gamma[3], double r,
-                         double F[3][3][AXB_FS_NTF]);
+void axb_fs_force_kernel(const axb_fs_medium *m, const double gamma[3], double r, double F[3][3][AXB_FS_NTF]);
 
 /** Couple kernel K[n][p][q][5] = ∂G_np/∂ξ_q: displacement n per unit couple M_pq (A&R 4.29).
  *  The receiver-side gradient of the force field is ∂u_n/∂x_q = −Σ_p f_p K[n][p][q]. */
-void axb_fs_couple_kernel(const axb_fs_medium *m, const double gamma[3], double r,
-                          double K[3][3][3][AXB_FS_NTF]);
+void axb_fs_couple_kernel(const axb_fs_medium *m, const double gamma[3], double r, double K[3][3][3][AXB_FS_NTF]);
 
 /** out[c][k] = Σ_j coef[c][j]·series_j(t_k) for c < ncomp, with τ_P = r/vp, τ_S = r/vs. */
-void axb_fs_apply(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, double r,
-                  int ncomp, const double (*coef)[AXB_FS_NTF], int64_t nt, double dt,
-                  double *out);
+void axb_fs_apply(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, double r, int ncomp,
+                  const double (*coef)[AXB_FS_NTF], int64_t nt, double dt, double *out);
 
 #endif

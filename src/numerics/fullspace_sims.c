@@ -15,8 +15,7 @@ static void force_row(const double F[3][3][AXB_FS_NTF], int comp, int dir, doubl
     for (int k = 0; k < AXB_FS_NTF; k++) out[k] = scale * F[comp][dir][k];
 }
 
-static void couple_row(const double K[3][3][3][AXB_FS_NTF], int comp, const double M[3][3],
-                       double scale, row out)
+static void couple_row(const double K[3][3][3][AXB_FS_NTF], int comp, const double M[3][3], double scale, row out)
 {
     for (int k = 0; k < AXB_FS_NTF; k++) {
         double acc = 0.0;
@@ -27,19 +26,17 @@ static void couple_row(const double K[3][3][3][AXB_FS_NTF], int comp, const doub
 }
 
 /* Tensor strain ε_ij of a unit force along @p dir: −½(K[i][dir][j] + K[j][dir][i]). */
-static void strain_row(const double K[3][3][3][AXB_FS_NTF], int dir, int i, int j, double scale,
-                       row out)
+static void strain_row(const double K[3][3][3][AXB_FS_NTF], int dir, int i, int j, double scale, row out)
 {
-    for (int k = 0; k < AXB_FS_NTF; k++)
-        out[k] = -0.5 * scale * (K[i][dir][j][k] + K[j][dir][i][k]);
+    for (int k = 0; k < AXB_FS_NTF; k++) out[k] = -0.5 * scale * (K[i][dir][j][k] + K[j][dir][i][k]);
 }
 
 enum { X = 0, Y = 1, Z = 2 };
 
 /* The three rows (u_s, u_φ, u_z) of @p sim at a point with kernels F, K. Returns 0 for an unknown
  * sim. */
-static int displ_rows(axb_sim sim, const double F[3][3][AXB_FS_NTF],
-                      const double K[3][3][3][AXB_FS_NTF], double amplitude, row coef[3])
+static int displ_rows(axb_sim sim, const double F[3][3][AXB_FS_NTF], const double K[3][3][3][AXB_FS_NTF],
+                      double amplitude, row coef[3])
 {
     /* (M for u_s, u_z; M for u_φ), Cartesian in the database frame (r, θ, φ) = (z, x, y) */
     static const double mzz[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 1}};
@@ -49,7 +46,7 @@ static int displ_rows(axb_sim sim, const double F[3][3][AXB_FS_NTF],
     static const double mxx_m_myy[3][3] = {{0.5, 0, 0}, {0, -0.5, 0}, {0, 0, 0}};
     static const double mxy[3][3] = {{0, 0.5, 0}, {0.5, 0, 0}, {0, 0, 0}};
     memset(coef, 0, 3 * sizeof(row));
-    const double (*msz)[3] = NULL, (*mp)[3] = NULL;
+    const double(*msz)[3] = NULL, (*mp)[3] = NULL;
     switch (sim) {
     case AXB_SIM_PZ:
         force_row(F, X, Z, amplitude, coef[0]);
@@ -73,8 +70,7 @@ static int displ_rows(axb_sim sim, const double F[3][3][AXB_FS_NTF],
 }
 
 /* The six stored strain rows (dsus, dsuz, dpup, dsup, dzup, trace) of PX or PZ. */
-static int strain_rows(axb_sim sim, const double K[3][3][3][AXB_FS_NTF], double amplitude,
-                       row coef[6])
+static int strain_rows(axb_sim sim, const double K[3][3][3][AXB_FS_NTF], double amplitude, row coef[6])
 {
     if (sim != AXB_SIM_PX && sim != AXB_SIM_PZ) return 0;
     const int dir = sim == AXB_SIM_PX ? X : Z;
@@ -106,15 +102,14 @@ static void fill(int64_t n, double v, double *out)
 
 /* Shared driver: nrow rows per sim; the time series are evaluated once for all sims (they depend
  * on r only). Unknown sims get NaN rows, the source point zeros. */
-static void sims_field(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
-                       const axb_sim *sims, double r_src, double amplitude, double s, double z,
-                       int64_t nt, double dt, int strain, double *out)
+static void sims_field(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim, const axb_sim *sims, double r_src,
+                       double amplitude, double s, double z, int64_t nt, double dt, int strain, double *out)
 {
     const int nrow = strain ? 6 : 3;
     if (nsim > AXB_NSIM) { /* the row buffer holds AXB_NSIM sims; take longer lists in parts */
         sims_field(m, stf, AXB_NSIM, sims, r_src, amplitude, s, z, nt, dt, strain, out);
-        sims_field(m, stf, nsim - AXB_NSIM, sims + AXB_NSIM, r_src, amplitude, s, z, nt, dt,
-                   strain, out + (int64_t)AXB_NSIM * nrow * nt);
+        sims_field(m, stf, nsim - AXB_NSIM, sims + AXB_NSIM, r_src, amplitude, s, z, nt, dt, strain,
+                   out + (int64_t)AXB_NSIM * nrow * nt);
         return;
     }
     const double src[3] = {0.0, 0.0, r_src}, rec[3] = {s, 0.0, z};
@@ -138,38 +133,36 @@ static void sims_field(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
         okmap[i] = ok ? nok++ : -1;
     }
     /* compute the valid sims packed, then spread them to their slots from the back */
-    axb_fs_apply(m, stf, AXB_FS_TF_STEP, r, nok * nrow, (const double (*)[AXB_FS_NTF])coef, nt,
-                 dt, out);
+    axb_fs_apply(m, stf, AXB_FS_TF_STEP, r, nok * nrow, (const double(*)[AXB_FS_NTF])coef, nt, dt, out);
     for (int i = nsim - 1; i >= 0; i--) {
         double *dst = out + (int64_t)i * nrow * nt;
-        if (okmap[i] < 0) fill(nrow * nt, NAN, dst);
+        if (okmap[i] < 0)
+            fill(nrow * nt, NAN, dst);
         else if (okmap[i] != i)
             memmove(dst, out + (int64_t)okmap[i] * nrow * nt, (size_t)(nrow * nt) * sizeof *out);
     }
 }
 
-void axb_fs_sims_displ(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
-                       const axb_sim *sims, double r_src, double amplitude, double s, double z,
-                       int64_t nt, double dt, double *out)
+void axb_fs_sims_displ(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim, const axb_sim *sims, double r_src,
+                       double amplitude, double s, double z, int64_t nt, double dt, double *out)
 {
     sims_field(m, stf, nsim, sims, r_src, amplitude, s, z, nt, dt, 0, out);
 }
 
-void axb_fs_sims_strain(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim,
-                        const axb_sim *sims, double r_src, double amplitude, double s, double z,
-                        int64_t nt, double dt, double *out)
+void axb_fs_sims_strain(const axb_fs_medium *m, const axb_fs_stf *stf, int nsim, const axb_sim *sims, double r_src,
+                        double amplitude, double s, double z, int64_t nt, double dt, double *out)
 {
     sims_field(m, stf, nsim, sims, r_src, amplitude, s, z, nt, dt, 1, out);
 }
 
-void axb_fs_sim_displ(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src,
-                      double amplitude, double s, double z, int64_t nt, double dt, double *out)
+void axb_fs_sim_displ(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src, double amplitude,
+                      double s, double z, int64_t nt, double dt, double *out)
 {
     sims_field(m, stf, 1, &sim, r_src, amplitude, s, z, nt, dt, 0, out);
 }
 
-void axb_fs_sim_strain(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src,
-                       double amplitude, double s, double z, int64_t nt, double dt, double *out)
+void axb_fs_sim_strain(const axb_fs_medium *m, const axb_fs_stf *stf, axb_sim sim, double r_src, double amplitude,
+                       double s, double z, int64_t nt, double dt, double *out)
 {
     sims_field(m, stf, 1, &sim, r_src, amplitude, s, z, nt, dt, 1, out);
 }

@@ -21,8 +21,8 @@ void axb_fs_stf_from_period_dt(double period, double dt, axb_fs_stf *stf)
     stf->t0 = dt * ceil(axisem_shift_periods * period / dt);
 }
 
-void axb_fs_stf_sample(const axb_fs_stf *stf, double amplitude, int64_t nt, double dt,
-                       double *stf_dump, double *stf_d_dump)
+void axb_fs_stf_sample(const axb_fs_stf *stf, double amplitude, int64_t nt, double dt, double *stf_dump,
+                       double *stf_d_dump)
 {
     const double rate_norm = amplitude / (stf->sigma * AXB_FS_SQRT_PI);
     for (int64_t k = 0; k < nt; k++) {
@@ -35,8 +35,8 @@ void axb_fs_stf_sample(const axb_fs_stf *stf, double amplitude, int64_t nt, doub
 
 /* Per lag w = t − t0 − τ: the pieces every series needs, from one exp and one erfc. */
 typedef struct lag {
-    double w, ay;   /* lag and |w|/σ */
-    double e, c;    /* exp(−y²), erfc(|y|) */
+    double w, ay; /* lag and |w|/σ */
+    double e, c;  /* exp(−y²), erfc(|y|) */
 } lag;
 
 static lag lag_at(double w, double sigma)
@@ -49,7 +49,10 @@ static lag lag_at(double w, double sigma)
     return l;
 }
 
-static double lag_step(const lag *l) { return l->w >= 0 ? 1.0 - 0.5 * l->c : 0.5 * l->c; }
+static double lag_step(const lag *l)
+{
+    return l->w >= 0 ? 1.0 - 0.5 * l->c : 0.5 * l->c;
+}
 
 /* The step minus its Heaviside limit, D(w) = S(w) − Θ(w), is odd and decays like a Gaussian, so
  * its primitives P(w) = ∫_{−∞}^w D and Q(w) = ∫_{−∞}^w vD(v)dv stay small: the near-field
@@ -76,8 +79,7 @@ static double step_diff(const lag *a, const lag *b)
     return 1.0 - 0.5 * (a->c + b->c);
 }
 
-void axb_fs_tf_eval(const axb_fs_stf *stf, axb_fs_tf tf, double tau_p, double tau_s, double t,
-                    double v[AXB_FS_NTF])
+void axb_fs_tf_eval(const axb_fs_stf *stf, axb_fs_tf tf, double tau_p, double tau_s, double t, double v[AXB_FS_NTF])
 {
     const double sg = stf->sigma;
     const double T = t - stf->t0;
@@ -107,9 +109,8 @@ void axb_fs_tf_eval(const axb_fs_stf *stf, axb_fs_tf tf, double tau_p, double ta
     }
 }
 
-void axb_fs_apply(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, double r,
-                  int ncomp, const double (*coef)[AXB_FS_NTF], int64_t nt, double dt,
-                  double *out)
+void axb_fs_apply(const axb_fs_medium *m, const axb_fs_stf *stf, axb_fs_tf tf, double r, int ncomp,
+                  const double (*coef)[AXB_FS_NTF], int64_t nt, double dt, double *out)
 {
     const double tau_p = r / m->vp, tau_s = r / m->vs;
     for (int64_t k = 0; k < nt; k++) {

@@ -12,8 +12,7 @@ void axb_geo_cartesian(double lat_deg, double lon_deg, double r, double xyz[3])
     xyz[2] = r * sin(lat);
 }
 
-void axb_geo_rotate_frame(const double xyz[3], double lon_b_deg, double colat_b_deg, double *s,
-                          double *z, double *phi)
+void axb_geo_rotate_frame(const double xyz[3], double lon_b_deg, double colat_b_deg, double *s, double *z, double *phi)
 {
     const double l = lon_b_deg * DEG, t = colat_b_deg * DEG;
     /* about z by −λ, then about y by −θ */
@@ -41,22 +40,30 @@ double axb_geo_distance_deg(double lat1, double lon1, double lat2, double lon2)
 void axb_geo_local_basis(double lon_deg, double colat_deg, double R[3][3])
 {
     const double l = lon_deg * DEG, t = colat_deg * DEG;
-    R[0][0] = cos(t) * cos(l); R[0][1] = -sin(l); R[0][2] = sin(t) * cos(l);
-    R[1][0] = cos(t) * sin(l); R[1][1] = cos(l);  R[1][2] = sin(t) * sin(l);
-    R[2][0] = -sin(t);         R[2][1] = 0.0;     R[2][2] = cos(t);
+    R[0][0] = cos(t) * cos(l);
+    R[0][1] = -sin(l);
+    R[0][2] = sin(t) * cos(l);
+    R[1][0] = cos(t) * sin(l);
+    R[1][1] = cos(l);
+    R[1][2] = sin(t) * sin(l);
+    R[2][0] = -sin(t);
+    R[2][1] = 0.0;
+    R[2][2] = cos(t);
 }
 
 /* Voigt order here: [a11, a22, a33, a23, a13, a12] for axes (θ, φ, r) resp. (s, φ, z). */
 static void voigt_to_matrix(const double v[6], double A[3][3])
 {
-    A[0][0] = v[0]; A[1][1] = v[1]; A[2][2] = v[2];
+    A[0][0] = v[0];
+    A[1][1] = v[1];
+    A[2][2] = v[2];
     A[1][2] = A[2][1] = v[3];
     A[0][2] = A[2][0] = v[4];
     A[0][1] = A[1][0] = v[5];
 }
 
-void axb_geo_tensor_to_db_frame(const double m[6], double src_lon, double src_colat, double rec_lon,
-                                double rec_colat, double phi, double voigt[6])
+void axb_geo_tensor_to_db_frame(const double m[6], double src_lon, double src_colat, double rec_lon, double rec_colat,
+                                double phi, double voigt[6])
 {
     /* tensor_voigt = [m_tt, m_pp, m_rr, m_rp, m_rt, m_tp] in axes 1 = θ, 2 = φ, 3 = r */
     const double tv[6] = {m[1], m[2], m[0], m[4], m[3], m[5]};
@@ -101,8 +108,8 @@ void axb_geo_tensor_to_db_frame(const double m[6], double src_lon, double src_co
     voigt[5] = MC[0][1];
 }
 
-void axb_geo_force_to_db_frame(const double f[3], double src_lon, double src_colat, double rec_lon,
-                               double rec_colat, double phi, double fc[3])
+void axb_geo_force_to_db_frame(const double f[3], double src_lon, double src_colat, double rec_lon, double rec_colat,
+                               double phi, double fc[3])
 {
     const double ftpr[3] = {f[1], f[2], f[0]};
     double Rs[3][3], Rr[3][3], fe[3] = {0}, fr[3] = {0};
@@ -118,8 +125,7 @@ void axb_geo_force_to_db_frame(const double f[3], double src_lon, double src_col
     fc[2] = fr[2];
 }
 
-void axb_geo_forward_nez(double src_lon, double src_colat, double rec_lon, double rec_colat,
-                         double phi, double P[3][3])
+void axb_geo_forward_nez(double src_lon, double src_colat, double rec_lon, double rec_colat, double phi, double P[3][3])
 {
     double Rs[3][3], Rr[3][3], T[3][3] = {{0}}, U[3][3] = {{0}};
     axb_geo_local_basis(src_lon, src_colat, Rs);

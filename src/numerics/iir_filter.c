@@ -30,13 +30,14 @@ static cplx c_div(cplx a, cplx b)
 
 /* Distance to the unit circle: zpk2sos builds the sections so that the least damped poles come
  * last. */
-static double circle_distance(cplx p) { return fabs(1.0 - hypot(p.re, p.im)); }
-
-axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6], int *nsections,
-                                  axb_error *err)
+static double circle_distance(cplx p)
 {
-    AXB_CHECK(err, sos != NULL && nsections != NULL, AXB_ERR_ARG,
-              "Butterworth design: NULL argument");
+    return fabs(1.0 - hypot(p.re, p.im));
+}
+
+axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6], int *nsections, axb_error *err)
+{
+    AXB_CHECK(err, sos != NULL && nsections != NULL, AXB_ERR_ARG, "Butterworth design: NULL argument");
     AXB_CHECK(err, corners >= 1 && corners <= AXB_LOWPASS_MAX_CORNERS, AXB_ERR_ARG,
               "Butterworth filter: %d corners, need 1..%d", corners, AXB_LOWPASS_MAX_CORNERS);
     AXB_CHECK(err, isfinite(wn) && wn > 0.0 && wn < 1.0, AXB_ERR_ARG,
@@ -59,8 +60,10 @@ axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6], int 
         const cplx pa = {-(cos(theta) * warped), -(sin(theta) * warped)};
         den = c_mul(den, (cplx){fs2 - pa.re, -pa.im});
         const cplx pz = c_div((cplx){fs2 + pa.re, pa.im}, (cplx){fs2 - pa.re, -pa.im});
-        if (m < 0) pc[npc++] = pz;
-        else if (m == 0) preal[npr++] = pz.re;
+        if (m < 0)
+            pc[npc++] = pz;
+        else if (m == 0)
+            preal[npr++] = pz.re;
     }
     const double k = pow(warped, (double)n) * c_div((cplx){1.0, 0.0}, den).re;
 
@@ -131,18 +134,17 @@ axb_status axb_butter_lowpass_sos(int corners, double wn, double (*sos)[6], int 
     return AXB_OK;
 }
 
-axb_status axb_lowpass(double *x, int64_t n, double sampling_rate, double freq, int corners,
-                       bool zerophase, axb_error *err)
+axb_status axb_lowpass(double *x, int64_t n, double sampling_rate, double freq, int corners, bool zerophase,
+                       axb_error *err)
 {
-    AXB_CHECK(err, n >= 0 && (x != NULL || n == 0), AXB_ERR_ARG,
-              "lowpass: no data (%lld samples)", (long long)n);
+    AXB_CHECK(err, n >= 0 && (x != NULL || n == 0), AXB_ERR_ARG, "lowpass: no data (%lld samples)", (long long)n);
     AXB_CHECK(err, isfinite(sampling_rate) && sampling_rate > 0.0, AXB_ERR_ARG,
               "lowpass: sampling rate %g Hz is not a positive number", sampling_rate);
     AXB_CHECK(err, isfinite(freq) && freq > 0.0, AXB_ERR_ARG,
               "lowpass: corner frequency %g Hz is not a positive number", freq);
     const double fe = 0.5 * sampling_rate;
-    AXB_CHECK(err, freq < fe, AXB_ERR_RANGE,
-              "lowpass: corner frequency %g Hz is not below the Nyquist frequency %g Hz", freq, fe);
+    AXB_CHECK(err, freq < fe, AXB_ERR_RANGE, "lowpass: corner frequency %g Hz is not below the Nyquist frequency %g Hz",
+              freq, fe);
     double sos[AXB_LOWPASS_MAX_CORNERS / 2][6];
     int nsec = 0;
     AXB_TRY(axb_butter_lowpass_sos(corners, freq / fe, sos, &nsec, err));

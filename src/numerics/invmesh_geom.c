@@ -27,14 +27,15 @@ axb_status axb_invmesh_voxels(const axb_voxel_grid *g, double radius_m, axb_invm
 {
     memset(out, 0, sizeof *out);
     AXB_CHECK(err, g->nlat >= 1 && g->nlon >= 1 && g->ndepth >= 1, AXB_ERR_ARG,
-              "voxel grid: counts must be at least 1 (got %lld x %lld x %lld)", (long long)g->nlat,
-              (long long)g->nlon, (long long)g->ndepth);
+              "voxel grid: counts must be at least 1 (got %lld x %lld x %lld)", (long long)g->nlat, (long long)g->nlon,
+              (long long)g->ndepth);
     AXB_CHECK(err, g->lat_min >= -90 && g->lat_max <= 90 && g->lat_min < g->lat_max, AXB_ERR_ARG,
               "voxel grid: latitudes %g..%g must be increasing within -90..90", g->lat_min, g->lat_max);
     AXB_CHECK(err, g->lon_min < g->lon_max && g->lon_max - g->lon_min <= 360, AXB_ERR_ARG,
               "voxel grid: longitudes %g..%g must be increasing and span at most 360", g->lon_min, g->lon_max);
-    AXB_CHECK(err, radius_m > 0 && g->depth_min_km >= 0 && g->depth_min_km < g->depth_max_km &&
-                       g->depth_max_km * 1e3 < radius_m,
+    AXB_CHECK(err,
+              radius_m > 0 && g->depth_min_km >= 0 && g->depth_min_km < g->depth_max_km &&
+                  g->depth_max_km * 1e3 < radius_m,
               AXB_ERR_ARG, "voxel grid: depths %g..%g km must be increasing within 0..%g km", g->depth_min_km,
               g->depth_max_km, radius_m / 1e3);
     const double cells = (double)g->nlat * (double)g->nlon * (double)g->ndepth;
@@ -51,7 +52,7 @@ axb_status axb_invmesh_voxels(const axb_voxel_grid *g, double radius_m, axb_invm
         return axb_error_set(err, AXB_ERR_NOMEM, "voxel grid of %.3g cells", cells);
     }
     /* vertex (i lat, j lon, k depth), depth index k = 0 at the surface side */
-#define VID(i, j, k) (((k) * na + (i)) * no + (j))
+#define VID(i, j, k) (((k)*na + (i)) * no + (j))
     for (int64_t k = 0; k < nd; k++) {
         const double depth = g->depth_min_km + (g->depth_max_km - g->depth_min_km) * (double)k / (double)g->ndepth;
         for (int64_t i = 0; i < na; i++) {
@@ -78,7 +79,8 @@ axb_status axb_invmesh_voxels(const axb_voxel_grid *g, double radius_m, axb_invm
                 }
                 double *b = out->voxel + 6 * c;
                 const double d0 = g->depth_min_km + (g->depth_max_km - g->depth_min_km) * (double)k / (double)g->ndepth;
-                const double d1 = g->depth_min_km + (g->depth_max_km - g->depth_min_km) * (double)(k + 1) / (double)g->ndepth;
+                const double d1 =
+                    g->depth_min_km + (g->depth_max_km - g->depth_min_km) * (double)(k + 1) / (double)g->ndepth;
                 const double la0 = g->lat_min + (g->lat_max - g->lat_min) * (double)i / (double)g->nlat;
                 const double la1 = g->lat_min + (g->lat_max - g->lat_min) * (double)(i + 1) / (double)g->nlat;
                 const double lo0 = g->lon_min + (g->lon_max - g->lon_min) * (double)j / (double)g->nlon;
@@ -156,7 +158,7 @@ void axb_invmesh_map_point(const axb_invmesh *m, int64_t c, const double q[3], d
     const int64_t *v = m->cell + 4 * c;
     for (int d = 0; d < 3; d++)
         x[d] = bw[0] * m->vert[3 * v[0] + d] + bw[1] * m->vert[3 * v[1] + d] + bw[2] * m->vert[3 * v[2] + d] +
-               bw[3] * m->vert[3 * v[3] + d];
+            bw[3] * m->vert[3 * v[3] + d];
     if (w) memcpy(w, bw, sizeof bw);
 }
 

@@ -9,8 +9,8 @@
 
 struct axb_kdtree {
     int64_t n;
-    double *x, *y;              /* coordinates by original index */
-    int64_t *perm;              /* tree order -> original index */
+    double *x, *y; /* coordinates by original index */
+    int64_t *perm; /* tree order -> original index */
 };
 
 static double coord(const axb_kdtree *t, int64_t i, int axis)
@@ -43,8 +43,10 @@ static void select_mid(axb_kdtree *t, int64_t lo, int64_t hi, int64_t mid, int a
         p[store] = p[b];
         p[b] = tmp;
         if (store == mid) return;
-        if (mid < store) hi = store;
-        else lo = store + 1;
+        if (mid < store)
+            hi = store;
+        else
+            lo = store + 1;
     }
 }
 
@@ -59,8 +61,7 @@ static void build(axb_kdtree *t, int64_t lo, int64_t hi, int depth)
     }
 }
 
-axb_status axb_kdtree_create(int64_t n, const double *x, const double *y, axb_kdtree **tree,
-                             axb_error *err)
+axb_status axb_kdtree_create(int64_t n, const double *x, const double *y, axb_kdtree **tree, axb_error *err)
 {
     *tree = NULL;
     AXB_CHECK(err, n >= 1, AXB_ERR_ARG, "KD-tree over %lld points", (long long)n);
@@ -99,7 +100,7 @@ typedef struct query {
     double x, y;
     int k, found;
     int64_t idx[KMAX];
-    double d2[KMAX];            /* sorted ascending */
+    double d2[KMAX]; /* sorted ascending */
 } query;
 
 static bool before(double da, int64_t ia, double db, int64_t ib)

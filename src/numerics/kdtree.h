@@ -18,8 +18,8 @@ extern "C" {
 typedef struct axb_kdtree axb_kdtree;
 
 /** Builds the tree over n points (x[i], y[i]); the coordinates are copied. */
-AXB_NODISCARD axb_status axb_kdtree_create(int64_t n, const double *x, const double *y,
-                                           axb_kdtree **tree, axb_error *err);
+AXB_NODISCARD axb_status axb_kdtree_create(int64_t n, const double *x, const double *y, axb_kdtree **tree,
+                                           axb_error *err);
 void axb_kdtree_destroy(axb_kdtree **tree);
 
 /** The min(k, n) points nearest to (x, y), closest first (equal distances: lower index first).

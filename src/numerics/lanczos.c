@@ -14,8 +14,8 @@ static inline double obspy_sinc(double x)
     return sin(PI * x) / (PI * x);
 }
 
-void axb_lanczos_resample(const double *in, int64_t nin, double old_dt, double new_start,
-                          double new_dt, int64_t nout, int a, double *out)
+void axb_lanczos_resample(const double *in, int64_t nin, double old_dt, double new_start, double new_dt, int64_t nout,
+                          int a, double *out)
 {
     /* Same expressions as ObsPy (old_start = 0), so the taps and roundings match. */
     const double q = new_dt / old_dt;
@@ -36,10 +36,10 @@ void axb_lanczos_resample(const double *in, int64_t nin, double old_dt, double n
 
 struct axb_lanczos_plan {
     int64_t nin, nout;
-    int ntap;          /* 2a+1: row stride of w */
-    int64_t *first;    /* [nout] highest input index used by output n (taps run downwards) */
-    int *count;        /* [nout] taps used */
-    double *w;         /* [nout][ntap] weights, first `count` entries of each row used */
+    int ntap;       /* 2a+1: row stride of w */
+    int64_t *first; /* [nout] highest input index used by output n (taps run downwards) */
+    int *count;     /* [nout] taps used */
+    double *w;      /* [nout][ntap] weights, first `count` entries of each row used */
 };
 
 void axb_lanczos_plan_destroy(axb_lanczos_plan **plan)
@@ -52,21 +52,17 @@ void axb_lanczos_plan_destroy(axb_lanczos_plan **plan)
     *plan = NULL;
 }
 
-axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start, double new_dt,
-                                   int64_t nout, int a, axb_lanczos_plan **plan, axb_error *err)
+axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start, double new_dt, int64_t nout, int a,
+                                   axb_lanczos_plan **plan, axb_error *err)
 {
     AXB_CHECK(err, plan != NULL, AXB_ERR_ARG, "Lanczos plan: NULL argument");
     *plan = NULL;
-    AXB_CHECK(err, a >= 1 && a <= 100000, AXB_ERR_ARG,
-              "Lanczos kernel width a = %d is outside 1..100000", a);
-    AXB_CHECK(err, nin >= 1 && nout >= 1, AXB_ERR_ARG,
-              "Lanczos resampling needs samples: %lld in, %lld out", (long long)nin,
-              (long long)nout);
-    AXB_CHECK(err, isfinite(old_dt) && old_dt > 0.0 && isfinite(new_dt) && new_dt > 0.0,
-              AXB_ERR_ARG, "Lanczos resampling: sample spacings %g and %g must be positive",
-              old_dt, new_dt);
-    AXB_CHECK(err, isfinite(new_start), AXB_ERR_ARG, "Lanczos resampling: start %g is not finite",
-              new_start);
+    AXB_CHECK(err, a >= 1 && a <= 100000, AXB_ERR_ARG, "Lanczos kernel width a = %d is outside 1..100000", a);
+    AXB_CHECK(err, nin >= 1 && nout >= 1, AXB_ERR_ARG, "Lanczos resampling needs samples: %lld in, %lld out",
+              (long long)nin, (long long)nout);
+    AXB_CHECK(err, isfinite(old_dt) && old_dt > 0.0 && isfinite(new_dt) && new_dt > 0.0, AXB_ERR_ARG,
+              "Lanczos resampling: sample spacings %g and %g must be positive", old_dt, new_dt);
+    AXB_CHECK(err, isfinite(new_start), AXB_ERR_ARG, "Lanczos resampling: start %g is not finite", new_start);
     const double old_end = old_dt * (double)(nin - 1);
     const double new_end = new_start + new_dt * (double)(nout - 1);
     AXB_CHECK(err, new_start >= 0.0 && new_end <= old_end, AXB_ERR_RANGE,
@@ -75,8 +71,7 @@ axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start,
               new_start, new_end, old_end);
     const int ntap = 2 * a + 1;
     AXB_CHECK(err, (double)nout * ntap <= 1e9, AXB_ERR_RANGE,
-              "Lanczos plan: %lld output samples with a = %d need too many weights",
-              (long long)nout, a);
+              "Lanczos plan: %lld output samples with a = %d need too many weights", (long long)nout, a);
 
     axb_lanczos_plan *lp = calloc(1, sizeof *lp);
     AXB_CHECK(err, lp != NULL, AXB_ERR_NOMEM, "Lanczos plan: out of memory");
@@ -88,8 +83,7 @@ axb_status axb_lanczos_plan_create(int64_t nin, double old_dt, double new_start,
     lp->w = malloc((size_t)nout * (size_t)ntap * sizeof *lp->w);
     if (lp->first == NULL || lp->count == NULL || lp->w == NULL) {
         axb_lanczos_plan_destroy(&lp);
-        return axb_error_set(err, AXB_ERR_NOMEM,
-                             "Lanczos plan: out of memory for %lld x %d weights", (long long)nout,
+        return axb_error_set(err, AXB_ERR_NOMEM, "Lanczos plan: out of memory for %lld x %d weights", (long long)nout,
                              ntap);
     }
 

@@ -38,8 +38,8 @@ void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, doub
 {
     const double *sk = g->s, *zk = g->z;
     if (g->type == AXB_EL_LINEAR) {
-        const double n1 = (1 - xi) * (1 - eta) / 4, n2 = (1 + xi) * (1 - eta) / 4,
-                     n3 = (1 + xi) * (1 + eta) / 4, n4 = (1 - xi) * (1 + eta) / 4;
+        const double n1 = (1 - xi) * (1 - eta) / 4, n2 = (1 + xi) * (1 - eta) / 4, n3 = (1 + xi) * (1 + eta) / 4,
+                     n4 = (1 - xi) * (1 + eta) / 4;
         *s = n1 * sk[0] + n2 * sk[1] + n3 * sk[2] + n4 * sk[3];
         *z = n1 * zk[0] + n2 * zk[1] + n3 * zk[2] + n4 * zk[3];
         return;
@@ -154,8 +154,7 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
     *dxi = axis ? m->G1 : m->G2;
 }
 
-void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi,
-                         const double *weta, double *out)
+void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta, double *out)
 {
     if (np1 == 5) {
         /* AxiSEM's npol 4, the hot case: one pass over out per ξ column instead of one per point

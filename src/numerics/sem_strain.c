@@ -8,14 +8,14 @@
 typedef struct elem_ctx {
     int np1;
     int64_t nt;
-    const double *dxi;          /* Dξ[i][k]: G1 (axis) or G2, as stored */
-    const double *g2;           /* G2[j][k] */
+    const double *dxi; /* Dξ[i][k]: G1 (axis) or G2, as stored */
+    const double *g2;  /* G2[j][k] */
     double ij[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1][2][2];
     double s[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1];
     bool axis;
 } elem_ctx;
 
-#define F(base, i, j) ((base) + ((int64_t)(i) * c->np1 + (j)) * c->nt)
+#define F(base, i, j) ((base) + ((int64_t)(i)*c->np1 + (j)) * c->nt)
 
 /* ∂s f and ∂z f at every collocation point. */
 static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
@@ -78,8 +78,8 @@ static void lincomb(const elem_ctx *c, double a, const double *x, double b, cons
     for (int64_t q = 0; q < len; q++) out[q] = a * x[q] + b * y[q];
 }
 
-void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc,
-                    int64_t nt, const double *u, double *out, double *work)
+void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
+                    const double *u, double *out, double *work)
 {
     elem_ctx ctx, *c = &ctx;
     const double *xi_pts;
@@ -102,8 +102,8 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
         w[k] = work + k * fl;
     }
     if (exc == AXB_EXC_MONOPOLE) {
-        gradient(c, u1, E[0], w[0]);            /* E0 = ∂s u1, w0 = ∂z u1 */
-        gradient(c, u3, w[1], E[2]);            /* w1 = ∂s u3, E2 = ∂z u3 */
+        gradient(c, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
+        gradient(c, u3, w[1], E[2]); /* w1 = ∂s u3, E2 = ∂z u3 */
         over_s(c, u1, E[1]);
         lincomb(c, 0.5, w[0], 0.5, w[1], E[4]);
         memset(E[3], 0, (size_t)fl * sizeof(double));
@@ -112,21 +112,21 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
     }
     if (exc == AXB_EXC_DIPOLE) {
         /* stored fields are u_s, u_φ, u_z (reference notes §2.7 table) */
-        gradient(c, u1, E[0], w[1]);            /* E0 = ∂s u_s, w1 = ∂z u_s */
-        gradient(c, u3, w[2], E[2]);            /* w2 = ∂s u_z, E2 = ∂z u_z */
+        gradient(c, u1, E[0], w[1]); /* E0 = ∂s u_s, w1 = ∂z u_s */
+        gradient(c, u3, w[2], E[2]); /* w2 = ∂s u_z, E2 = ∂z u_z */
         lincomb(c, 0.5, w[1], 0.5, w[2], E[4]);
-        gradient(c, u2, w[3], w[4]);            /* w3 = ∂s u_φ, w4 = ∂z u_φ */
+        gradient(c, u2, w[3], w[4]); /* w3 = ∂s u_φ, w4 = ∂z u_φ */
         over_s(c, u3, w[5]);
         lincomb(c, -0.5, w[5], -0.5, w[4], E[3]);
         lincomb(c, 1, u1, -1, u2, w[0]);
-        over_s(c, w[0], E[1]);                  /* E1 = (u_s − u_φ)/s */
+        over_s(c, w[0], E[1]); /* E1 = (u_s − u_φ)/s */
         lincomb(c, -0.5, E[1], -0.5, w[3], E[5]);
         return;
     }
     /* quadpole */
-    gradient(c, u1, E[0], w[0]);                /* E0 = ∂s u1, w0 = ∂z u1 */
-    gradient(c, u2, w[1], w[2]);                /* w1 = ∂s u2, w2 = ∂z u2 */
-    gradient(c, u3, w[3], E[2]);                /* w3 = ∂s u3, E2 = ∂z u3 */
+    gradient(c, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
+    gradient(c, u2, w[1], w[2]); /* w1 = ∂s u2, w2 = ∂z u2 */
+    gradient(c, u3, w[3], E[2]); /* w3 = ∂s u3, E2 = ∂z u3 */
     lincomb(c, 0.5, w[0], 0.5, w[3], E[4]);
     lincomb(c, 1, u1, -2, u2, w[4]);
     over_s(c, w[4], E[1]);

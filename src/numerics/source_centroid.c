@@ -9,14 +9,15 @@
 /* m (m_rr, m_tt, m_pp, m_rt, m_rp, m_tp) as a matrix in the local (θ, φ, r) axes */
 static void local_matrix(const double m[6], double A[3][3])
 {
-    A[0][0] = m[1]; A[1][1] = m[2]; A[2][2] = m[0];
+    A[0][0] = m[1];
+    A[1][1] = m[2];
+    A[2][2] = m[0];
     A[1][2] = A[2][1] = m[4];
     A[0][2] = A[2][0] = m[3];
     A[0][1] = A[1][0] = m[5];
 }
 
-axb_status axb_source_list_centroid(const axb_source_list *l, double planet_radius, axb_source *cmt,
-                                    axb_error *err)
+axb_status axb_source_list_centroid(const axb_source_list *l, double planet_radius, axb_source *cmt, axb_error *err)
 {
     AXB_CHECK(err, l->n > 0, AXB_ERR_ARG, "a centroid needs at least one point source");
     const double m0 = axb_source_list_m0(l);

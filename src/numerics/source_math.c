@@ -47,17 +47,15 @@ void axb_moment_from_strike_dip_rake(double strike, double dip, double rake, dou
     /* Udias (17.24) in North-East-Down, mapped to (r, θ, φ): Mtt = Mxx, Mpp = Myy, Mrr = Mzz,
      * Mrt = Mxz, Mrp = −Myz, Mtp = −Mxy. */
     const double phi = strike * DEG2RAD, delta = dip * DEG2RAD, lambd = rake * DEG2RAD;
-    const double m_tt = (-sin(delta) * cos(lambd) * sin(2.0 * phi) -
-                         sin(2.0 * delta) * pow(sin(phi), 2.0) * sin(lambd)) * m0;
-    const double m_pp = (sin(delta) * cos(lambd) * sin(2.0 * phi) -
-                         sin(2.0 * delta) * pow(cos(phi), 2.0) * sin(lambd)) * m0;
+    const double m_tt =
+        (-sin(delta) * cos(lambd) * sin(2.0 * phi) - sin(2.0 * delta) * pow(sin(phi), 2.0) * sin(lambd)) * m0;
+    const double m_pp =
+        (sin(delta) * cos(lambd) * sin(2.0 * phi) - sin(2.0 * delta) * pow(cos(phi), 2.0) * sin(lambd)) * m0;
     const double m_rr = (sin(2.0 * delta) * sin(lambd)) * m0;
-    const double m_rp = (-cos(phi) * sin(lambd) * cos(2.0 * delta) +
-                         cos(delta) * cos(lambd) * sin(phi)) * m0;
-    const double m_rt = (-sin(lambd) * sin(phi) * cos(2.0 * delta) -
-                         cos(delta) * cos(lambd) * cos(phi)) * m0;
-    const double m_tp = (-sin(delta) * cos(lambd) * cos(2.0 * phi) -
-                         sin(2.0 * delta) * sin(2.0 * phi) * sin(lambd) / 2.0) * m0;
+    const double m_rp = (-cos(phi) * sin(lambd) * cos(2.0 * delta) + cos(delta) * cos(lambd) * sin(phi)) * m0;
+    const double m_rt = (-sin(lambd) * sin(phi) * cos(2.0 * delta) - cos(delta) * cos(lambd) * cos(phi)) * m0;
+    const double m_tp =
+        (-sin(delta) * cos(lambd) * cos(2.0 * phi) - sin(2.0 * delta) * sin(2.0 * phi) * sin(lambd) / 2.0) * m0;
     m[0] = m_rr;
     m[1] = m_tt;
     m[2] = m_pp;
@@ -68,8 +66,8 @@ void axb_moment_from_strike_dip_rake(double strike, double dip, double rake, dou
 
 double axb_moment_m0(const double m[6])
 {
-    return sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2] + 2 * m[3] * m[3] + 2 * m[4] * m[4] +
-                2 * m[5] * m[5]) * sqrt(0.5);
+    return sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2] + 2 * m[3] * m[3] + 2 * m[4] * m[4] + 2 * m[5] * m[5]) *
+        sqrt(0.5);
 }
 
 double axb_moment_mw(double m0)
@@ -86,8 +84,10 @@ void axb_asymmetric_cosine(double trise, double tfall, int64_t npts, double dt, 
     for (int64_t k = 0; k < npts; k++) {
         const double t = (double)k * step;
         double s = 0.0;
-        if (t <= trise) s = 1.0 - cos(PI * t / trise);
-        else if (t <= trise + tfall) s = 1.0 - cos(PI * (t - trise + tfall) / tfall);
+        if (t <= trise)
+            s = 1.0 - cos(PI * t / trise);
+        else if (t <= trise + tfall)
+            s = 1.0 - cos(PI * (t - trise + tfall) / tfall);
         out[k] = s / (trise + tfall);
     }
 }
@@ -112,22 +112,18 @@ static double interp_uniform(double x, const double *fp, int64_t n, double step_
 
 axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsamp, axb_error *err)
 {
-    AXB_CHECK(err, src->sliprate && src->nsliprate > 0, AXB_ERR_ARG,
-              "source '%s' has no sliprate to resample", src->name);
+    AXB_CHECK(err, src->sliprate && src->nsliprate > 0, AXB_ERR_ARG, "source '%s' has no sliprate to resample",
+              src->name);
     AXB_CHECK(err, isfinite(src->dt) && src->dt > 0, AXB_ERR_ARG,
               "source '%s': sliprate sampling interval %g is not positive", src->name, src->dt);
     AXB_CHECK(err, isfinite(dt) && dt > 0 && nsamp > 0, AXB_ERR_ARG,
-              "resampling a sliprate needs dt > 0 and nsamp > 0 (got %g, %lld)", dt,
-              (long long)nsamp);
-    double *out = (uint64_t)nsamp <= SIZE_MAX / sizeof *out ? malloc((size_t)nsamp * sizeof *out)
-                                                             : NULL;
-    AXB_CHECK(err, out, AXB_ERR_NOMEM, "out of memory for a sliprate of %lld samples",
-              (long long)nsamp);
+              "resampling a sliprate needs dt > 0 and nsamp > 0 (got %g, %lld)", dt, (long long)nsamp);
+    double *out = (uint64_t)nsamp <= SIZE_MAX / sizeof *out ? malloc((size_t)nsamp * sizeof *out) : NULL;
+    AXB_CHECK(err, out, AXB_ERR_NOMEM, "out of memory for a sliprate of %lld samples", (long long)nsamp);
     const int64_t n = src->nsliprate;
     const double step_old = (src->dt * (double)n) / (double)n;
     const double step_new = ((double)nsamp * dt) / (double)nsamp;
-    for (int64_t k = 0; k < nsamp; k++)
-        out[k] = interp_uniform((double)k * step_new, src->sliprate, n, step_old);
+    for (int64_t k = 0; k < nsamp; k++) out[k] = interp_uniform((double)k * step_new, src->sliprate, n, step_old);
     free(src->sliprate);
     src->sliprate = out;
     src->nsliprate = nsamp;
@@ -137,14 +133,13 @@ axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsam
 
 axb_status axb_source_normalize_sliprate(axb_source *src, axb_error *err)
 {
-    AXB_CHECK(err, src->sliprate && src->nsliprate > 0, AXB_ERR_ARG,
-              "source '%s' has no sliprate to normalise", src->name);
+    AXB_CHECK(err, src->sliprate && src->nsliprate > 0, AXB_ERR_ARG, "source '%s' has no sliprate to normalise",
+              src->name);
     /* numpy.trapz(y, dx=dt) = Σ dt·(y[k+1] + y[k])/2 */
     double area = 0.0;
-    for (int64_t k = 0; k + 1 < src->nsliprate; k++)
-        area += src->dt * (src->sliprate[k + 1] + src->sliprate[k]) / 2.0;
-    AXB_CHECK(err, isfinite(area) && area != 0.0, AXB_ERR_RANGE,
-              "sliprate integrates to %g and cannot be normalised", area);
+    for (int64_t k = 0; k + 1 < src->nsliprate; k++) area += src->dt * (src->sliprate[k + 1] + src->sliprate[k]) / 2.0;
+    AXB_CHECK(err, isfinite(area) && area != 0.0, AXB_ERR_RANGE, "sliprate integrates to %g and cannot be normalised",
+              area);
     for (int64_t k = 0; k < src->nsliprate; k++) src->sliprate[k] /= area;
     return AXB_OK;
 }

@@ -13,13 +13,13 @@ static const double PI = 3.14159265358979323846;
 struct axb_reconv_plan {
     int64_t npts;
     int nfft, nfreq;
-    int tlen;              /* tapered samples at the end */
-    fftw_plan r2c, c2r;    /* made once (FFTW_ESTIMATE), executed on the buffers below */
-    double *rbuf;          /* [nfft] time-domain scratch */
-    fftw_complex *cbuf;    /* [nfreq] spectrum scratch */
-    fftw_complex *d;       /* [nfreq] rfft(deconvolution STF) */
-    fftw_complex *h;       /* [nfreq] source STF / database STF, set by axb_reconv_set_stf */
-    double *taper;         /* [tlen] taper of the last tlen samples */
+    int tlen;           /* tapered samples at the end */
+    fftw_plan r2c, c2r; /* made once (FFTW_ESTIMATE), executed on the buffers below */
+    double *rbuf;       /* [nfft] time-domain scratch */
+    fftw_complex *cbuf; /* [nfreq] spectrum scratch */
+    fftw_complex *d;    /* [nfreq] rfft(deconvolution STF) */
+    fftw_complex *h;    /* [nfreq] source STF / database STF, set by axb_reconv_set_stf */
+    double *taper;      /* [tlen] taper of the last tlen samples */
     int have_stf;
 };
 
@@ -38,25 +38,25 @@ void axb_reconv_plan_destroy(axb_reconv_plan **plan)
     *plan = NULL;
 }
 
-int64_t axb_reconv_plan_nfft(const axb_reconv_plan *plan) { return plan->nfft; }
-
-axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf, axb_reconv_plan **plan,
-                                  axb_error *err)
+int64_t axb_reconv_plan_nfft(const axb_reconv_plan *plan)
 {
-    AXB_CHECK(err, plan != NULL && deconv_stf != NULL, AXB_ERR_ARG,
-              "re-convolution plan: NULL argument");
+    return plan->nfft;
+}
+
+axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf, axb_reconv_plan **plan, axb_error *err)
+{
+    AXB_CHECK(err, plan != NULL && deconv_stf != NULL, AXB_ERR_ARG, "re-convolution plan: NULL argument");
     *plan = NULL;
     AXB_CHECK(err, npts >= 5, AXB_ERR_ARG,
-              "re-convolution needs at least 5 samples per trace (the end taper), got %lld",
-              (long long)npts);
+              "re-convolution needs at least 5 samples per trace (the end taper), got %lld", (long long)npts);
     for (int64_t i = 0; i < npts; i++)
-        AXB_CHECK(err, isfinite(deconv_stf[i]), AXB_ERR_ARG,
-                  "database source time function: sample %lld is not finite", (long long)i);
+        AXB_CHECK(err, isfinite(deconv_stf[i]), AXB_ERR_ARG, "database source time function: sample %lld is not finite",
+                  (long long)i);
     /* ObsPy's next_pow_2 (log/ceil/pow), which Instaseis uses, kept for its exact results. */
     const double nfft_d = 2.0 * pow(2.0, ceil(log((double)npts) / log(2.0)));
     AXB_CHECK(err, nfft_d <= 2147483647.0, AXB_ERR_RANGE,
-              "re-convolution of %lld samples needs an FFT of %.0f points, more than FFTW's int",
-              (long long)npts, nfft_d);
+              "re-convolution of %lld samples needs an FFT of %.0f points, more than FFTW's int", (long long)npts,
+              nfft_d);
 
     axb_reconv_plan *rp = calloc(1, sizeof *rp);
     AXB_CHECK(err, rp != NULL, AXB_ERR_NOMEM, "re-convolution plan: out of memory");
@@ -71,18 +71,15 @@ axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf, axb_re
     rp->d = fftw_malloc((size_t)rp->nfreq * sizeof *rp->d);
     rp->h = fftw_malloc((size_t)rp->nfreq * sizeof *rp->h);
     rp->taper = malloc((size_t)rp->tlen * sizeof *rp->taper);
-    if (rp->rbuf == NULL || rp->cbuf == NULL || rp->d == NULL || rp->h == NULL ||
-        rp->taper == NULL) {
+    if (rp->rbuf == NULL || rp->cbuf == NULL || rp->d == NULL || rp->h == NULL || rp->taper == NULL) {
         axb_reconv_plan_destroy(&rp);
-        return axb_error_set(err, AXB_ERR_NOMEM, "re-convolution plan: out of memory (nfft %.0f)",
-                             nfft_d);
+        return axb_error_set(err, AXB_ERR_NOMEM, "re-convolution plan: out of memory (nfft %.0f)", nfft_d);
     }
     rp->r2c = fftw_plan_dft_r2c_1d(rp->nfft, rp->rbuf, rp->cbuf, FFTW_ESTIMATE);
     rp->c2r = fftw_plan_dft_c2r_1d(rp->nfft, rp->cbuf, rp->rbuf, FFTW_ESTIMATE);
     if (rp->r2c == NULL || rp->c2r == NULL) {
         axb_reconv_plan_destroy(&rp);
-        return axb_error_set(err, AXB_ERR_INTERNAL, "FFTW could not plan a real FFT of %.0f points",
-                             nfft_d);
+        return axb_error_set(err, AXB_ERR_INTERNAL, "FFTW could not plan a real FFT of %.0f points", nfft_d);
     }
 
     /* Second half of scipy.signal.hann(2L, sym=True), evaluated as scipy does:
@@ -102,8 +99,8 @@ axb_status axb_reconv_plan_create(int64_t npts, const double *deconv_stf, axb_re
     return AXB_OK;
 }
 
-axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate,
-                              double shift_samples, axb_error *err)
+axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate, double shift_samples,
+                              axb_error *err)
 {
     AXB_CHECK(err, plan != NULL && sliprate != NULL, AXB_ERR_ARG, "re-convolution: NULL argument");
     AXB_CHECK(err, nsliprate >= 1, AXB_ERR_ARG, "re-convolution: the source STF has %lld samples",
@@ -114,8 +111,8 @@ axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate, int
     /* rfft(x, n) zero-pads shorter inputs and truncates longer ones. */
     const int64_t nuse = nsliprate < plan->nfft ? nsliprate : plan->nfft;
     for (int64_t i = 0; i < nuse; i++) {
-        AXB_CHECK(err, isfinite(sliprate[i]), AXB_ERR_ARG,
-                  "re-convolution: source STF sample %lld is not finite", (long long)i);
+        AXB_CHECK(err, isfinite(sliprate[i]), AXB_ERR_ARG, "re-convolution: source STF sample %lld is not finite",
+                  (long long)i);
         plan->rbuf[i] = sliprate[i];
     }
     for (int64_t i = nuse; i < plan->nfft; i++) plan->rbuf[i] = 0.0;
@@ -157,8 +154,7 @@ axb_status axb_reconv_set_stf(axb_reconv_plan *plan, const double *sliprate, int
 axb_status axb_reconv_apply(axb_reconv_plan *plan, double *data, axb_error *err)
 {
     AXB_CHECK(err, plan != NULL && data != NULL, AXB_ERR_ARG, "re-convolution: NULL argument");
-    AXB_CHECK(err, plan->have_stf, AXB_ERR_ARG,
-              "re-convolution: no source STF set (axb_reconv_set_stf)");
+    AXB_CHECK(err, plan->have_stf, AXB_ERR_ARG, "re-convolution: no source STF set (axb_reconv_set_stf)");
     const int64_t npts = plan->npts, body = npts - plan->tlen;
     double *r = plan->rbuf;
     for (int64_t i = 0; i < body; i++) r[i] = data[i];
@@ -180,8 +176,8 @@ axb_status axb_reconv_apply(axb_reconv_plan *plan, double *data, axb_error *err)
     return AXB_OK;
 }
 
-axb_status axb_reconv_execute(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate,
-                              double shift_samples, double *data, axb_error *err)
+axb_status axb_reconv_execute(axb_reconv_plan *plan, const double *sliprate, int64_t nsliprate, double shift_samples,
+                              double *data, axb_error *err)
 {
     AXB_TRY(axb_reconv_set_stf(plan, sliprate, nsliprate, shift_samples, err));
     return axb_reconv_apply(plan, data, err);

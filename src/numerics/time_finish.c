@@ -20,12 +20,12 @@ static void derive_and_cut(const axb_time_window *w, int n_derivative, double *w
     memcpy(out, work + (n - w->npts), (size_t)w->npts * sizeof *out);
 }
 
-void axb_time_finish(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth,
-                     int n_derivative, const double *in, double *out, double *work)
+void axb_time_finish(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth, int n_derivative,
+                     const double *in, double *out, double *work)
 {
     if (w->resample)
-        axb_lanczos_resample(in, npts_db, dt_db, w->time_shift_at_beginning, w->dt_out,
-                             w->npts_before_shift_removal, kernelwidth, work);
+        axb_lanczos_resample(in, npts_db, dt_db, w->time_shift_at_beginning, w->dt_out, w->npts_before_shift_removal,
+                             kernelwidth, work);
     else
         memcpy(work, in, (size_t)npts_db * sizeof *work);
     derive_and_cut(w, n_derivative, work, out);
@@ -37,26 +37,24 @@ struct axb_time_plan {
     axb_lanczos_plan *lanczos; /* NULL when the window does not resample */
 };
 
-axb_status axb_time_plan_create(const axb_time_window *w, int64_t npts_db, double dt_db,
-                                int kernelwidth, axb_time_plan **plan, axb_error *err)
+axb_status axb_time_plan_create(const axb_time_window *w, int64_t npts_db, double dt_db, int kernelwidth,
+                                axb_time_plan **plan, axb_error *err)
 {
     AXB_CHECK(err, plan != NULL && w != NULL, AXB_ERR_ARG, "time plan: NULL argument");
     *plan = NULL;
-    AXB_CHECK(err, npts_db >= 2, AXB_ERR_ARG, "time plan: %lld database samples, need 2",
-              (long long)npts_db);
+    AXB_CHECK(err, npts_db >= 2, AXB_ERR_ARG, "time plan: %lld database samples, need 2", (long long)npts_db);
     AXB_CHECK(err,
               w->npts >= 1 && w->npts <= w->npts_before_shift_removal &&
                   (w->resample || w->npts_before_shift_removal == npts_db),
-              AXB_ERR_ARG, "time plan: window (%lld of %lld samples) does not fit %lld samples",
-              (long long)w->npts, (long long)w->npts_before_shift_removal, (long long)npts_db);
+              AXB_ERR_ARG, "time plan: window (%lld of %lld samples) does not fit %lld samples", (long long)w->npts,
+              (long long)w->npts_before_shift_removal, (long long)npts_db);
     axb_time_plan *tp = calloc(1, sizeof *tp);
     AXB_CHECK(err, tp != NULL, AXB_ERR_NOMEM, "time plan: out of memory");
     tp->w = *w;
     tp->npts_db = npts_db;
     if (w->resample) {
-        axb_status st = axb_lanczos_plan_create(npts_db, dt_db, w->time_shift_at_beginning,
-                                                w->dt_out, w->npts_before_shift_removal,
-                                                kernelwidth, &tp->lanczos, err);
+        axb_status st = axb_lanczos_plan_create(npts_db, dt_db, w->time_shift_at_beginning, w->dt_out,
+                                                w->npts_before_shift_removal, kernelwidth, &tp->lanczos, err);
         if (st != AXB_OK) {
             free(tp);
             return st;
@@ -66,8 +64,7 @@ axb_status axb_time_plan_create(const axb_time_window *w, int64_t npts_db, doubl
     return AXB_OK;
 }
 
-void axb_time_plan_finish(const axb_time_plan *plan, int n_derivative, const double *in,
-                          double *out, double *work)
+void axb_time_plan_finish(const axb_time_plan *plan, int n_derivative, const double *in, double *out, double *work)
 {
     if (plan->lanczos != NULL)
         axb_lanczos_plan_apply(plan->lanczos, in, work);
@@ -76,7 +73,10 @@ void axb_time_plan_finish(const axb_time_plan *plan, int n_derivative, const dou
     derive_and_cut(&plan->w, n_derivative, work, out);
 }
 
-const axb_time_window *axb_time_plan_window(const axb_time_plan *plan) { return &plan->w; }
+const axb_time_window *axb_time_plan_window(const axb_time_plan *plan)
+{
+    return &plan->w;
+}
 
 int64_t axb_time_plan_work_len(const axb_time_plan *plan)
 {

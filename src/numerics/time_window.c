@@ -34,7 +34,10 @@ double axb_py_mod(double x, double y)
 }
 
 /* Python's int() of a double known to be finite and in range: truncation toward zero. */
-static int64_t py_int(double x) { return (int64_t)x; }
+static int64_t py_int(double x)
+{
+    return (int64_t)x;
+}
 
 /* Largest sample count we accept: ObsPy's C kernels index with int. */
 #define MAX_SAMPLES 2147483647.0
@@ -45,8 +48,7 @@ axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w,
     AXB_CHECK(err, isfinite(p->dt_db) && p->dt_db > 0.0, AXB_ERR_ARG,
               "database sample spacing %g is not a positive finite number", p->dt_db);
     AXB_CHECK(err, p->npts_db >= 2 && (double)p->npts_db <= MAX_SAMPLES, AXB_ERR_ARG,
-              "database has %lld samples per trace, need 2 to %.0f", (long long)p->npts_db,
-              MAX_SAMPLES);
+              "database has %lld samples per trace, need 2 to %.0f", (long long)p->npts_db, MAX_SAMPLES);
     AXB_CHECK(err, isfinite(p->src_shift) && p->src_shift >= 0.0, AXB_ERR_ARG,
               "database source shift %g s is not a finite number >= 0", p->src_shift);
     AXB_CHECK(err, p->src_shift_samples >= 0 && p->src_shift_samples < p->npts_db, AXB_ERR_ARG,
@@ -59,8 +61,7 @@ axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w,
               "a 'dt' larger than that as that would be a downsampling operation which Instaseis "
               "does not do.",
               p->dt_db);
-    AXB_CHECK(err, p->kernelwidth >= 1, AXB_ERR_ARG, "kernelwidth must be at least 1, got %d",
-              p->kernelwidth);
+    AXB_CHECK(err, p->kernelwidth >= 1, AXB_ERR_ARG, "kernelwidth must be at least 1, got %d", p->kernelwidth);
     AXB_CHECK(err, !(p->reconvolve_stf && p->remove_source_shift), AXB_ERR_ARG,
               "'remove_source_shift' argument not compatible with 'reconvolve_stf'.");
 
@@ -89,17 +90,18 @@ axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w,
             ref_d = 0.0;
             npts_before_d = axb_py_round((double)(p->npts_db - 1) * dt_db / dt, 6);
         }
-        AXB_CHECK(err, isfinite(ref_d) && fabs(ref_d) <= MAX_SAMPLES && isfinite(npts_before_d) &&
-                           npts_before_d >= 0.0 && npts_before_d < MAX_SAMPLES,
-                  AXB_ERR_RANGE, "dt = %g s gives %g samples per trace, more than %.0f", dt,
-                  npts_before_d + 1.0, MAX_SAMPLES);
+        AXB_CHECK(err,
+                  isfinite(ref_d) && fabs(ref_d) <= MAX_SAMPLES && isfinite(npts_before_d) && npts_before_d >= 0.0 &&
+                      npts_before_d < MAX_SAMPLES,
+                  AXB_ERR_RANGE, "dt = %g s gives %g samples per trace, more than %.0f", dt, npts_before_d + 1.0,
+                  MAX_SAMPLES);
         npts_before_d = (double)py_int(npts_before_d) + 1.0;
         /* Lanczos assumes zeros past the last sample: drop the samples within a kernel width of
          * the end, except for the identity resampling that Instaseis' tests compare exactly. */
         if (axb_py_round(dt / dt_db, 6) != 1.0) {
             const double cut = ceil(p->kernelwidth * dt_db / dt);
-            AXB_CHECK(err, cut < MAX_SAMPLES, AXB_ERR_RANGE,
-                      "kernelwidth %d at dt = %g s cuts %g samples", p->kernelwidth, dt, cut);
+            AXB_CHECK(err, cut < MAX_SAMPLES, AXB_ERR_RANGE, "kernelwidth %d at dt = %g s cuts %g samples",
+                      p->kernelwidth, dt, cut);
             samples_cut = (int)cut;
             npts_before_d -= cut;
         }
@@ -113,8 +115,8 @@ axb_status axb_time_window_compute(const axb_time_params *p, axb_time_window *w,
     const int64_t npts = p->remove_source_shift ? npts_before - ref_sample : npts_before;
     /* Two samples at least: numpy.gradient fails on fewer, and a 1-sample trace is no signal. */
     AXB_CHECK(err, npts_before >= 2, AXB_ERR_RANGE,
-              "dt = %g s with kernelwidth %d leaves %lld samples, need at least 2", dt_out,
-              p->kernelwidth, (long long)npts_before);
+              "dt = %g s with kernelwidth %d leaves %lld samples, need at least 2", dt_out, p->kernelwidth,
+              (long long)npts_before);
     AXB_CHECK(err, ref_sample >= 0 && npts >= 1, AXB_ERR_RANGE,
               "dt = %g s with kernelwidth %d leaves %lld samples after the source peak at sample "
               "%lld, need at least 1",

@@ -77,8 +77,8 @@ static void attr_str(hid_t loc, const char *name, const char *v, const minidb_op
     H5Tclose(t);
 }
 
-static void dset(hid_t loc, const char *path, hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
-                 const void *buf, bool chunk_all, const minidb_opts *o)
+static void dset(hid_t loc, const char *path, hid_t ftype, hid_t mtype, int rank, const hsize_t *dims, const void *buf,
+                 bool chunk_all, const minidb_opts *o)
 {
     if (o->omit_var && !strcmp(o->omit_var, path)) return;
     hid_t s = H5Screate_simple(rank, dims, NULL);
@@ -123,8 +123,7 @@ static void globals(hid_t f, int sim, int ndumps, const minidb_opts *o)
     attr_num(f, "attenuation", H5T_STD_I32LE, 0, o);
     attr_str(f, "source time function", "errorf", o);
     attr_str(f, "background model", "minidb_homogeneous", o);
-    attr_str(f, "excitation type",
-             sim == 1 && o->wrong_excitation ? o->wrong_excitation : sim_exc[sim], o);
+    attr_str(f, "excitation type", sim == 1 && o->wrong_excitation ? o->wrong_excitation : sim_exc[sim], o);
     attr_str(f, "source type", sim_src[sim], o);
 }
 
@@ -208,8 +207,8 @@ static int write_original(const char *dir, int sim, const minidb_opts *o)
     H5Gclose(H5Gcreate2(f, "/Surface", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     stf(f, "/Surface", nt, o);
     static const char *const dn[3] = {"disp_s", "disp_p", "disp_z"};
-    static const char *const sn[6] = {"strain_dsus", "strain_dsuz", "strain_dpup", "strain_dsup",
-                                      "strain_dzup", "straintrace"};
+    static const char *const sn[6] = {"strain_dsus", "strain_dsuz", "strain_dpup",
+                                      "strain_dsup", "strain_dzup", "straintrace"};
     float *buf = malloc(sizeof(float) * (size_t)nt * MINIDB_NPTS);
     /* Variable v is the canonical index: displacement s, phi, z = 0, 1, 2; strain dsus, dsuz,
      * dpup, dsup, dzup, trace = 0..5. Monopole files have no phi / dsup / dzup. */
@@ -221,13 +220,18 @@ static int write_original(const char *dir, int sim, const minidb_opts *o)
         for (int t = 0; t < nt; t++)
             for (int p = 0; p < MINIDB_NPTS; p++) {
                 float x = minidb_value(sim, v, t, p);
-                if (o->transposed) buf[(size_t)p * nt + t] = x;
-                else buf[(size_t)t * MINIDB_NPTS + p] = x;
+                if (o->transposed)
+                    buf[(size_t)p * nt + t] = x;
+                else
+                    buf[(size_t)t * MINIDB_NPTS + p] = x;
             }
         char vp[64];
         snprintf(vp, sizeof vp, "/Snapshots/%s", o->strain ? sn[v] : dn[v]);
         hsize_t d[2] = {(hsize_t)nt, MINIDB_NPTS};
-        if (o->transposed) { d[0] = MINIDB_NPTS; d[1] = (hsize_t)nt; }
+        if (o->transposed) {
+            d[0] = MINIDB_NPTS;
+            d[1] = (hsize_t)nt;
+        }
         dset(f, vp, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, d, buf, true, o);
     }
     free(buf);
@@ -243,7 +247,8 @@ static int write_merged(const char *dir, const minidb_opts *o)
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) return -1;
     int sims[4] = {0}, ns = 0;
-    if (o->forward) for (int s = 2; s < 6; s++) sims[ns++] = s;
+    if (o->forward)
+        for (int s = 2; s < 6; s++) sims[ns++] = s;
     else {
         if (o->px) sims[ns++] = 0;
         if (o->pz) sims[ns++] = 1;

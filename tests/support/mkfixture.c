@@ -14,15 +14,24 @@ int main(int argc, char **argv)
     }
     const char *k = argv[2];
     minidb_opts o = {0};
-    if (!strcmp(k, "bwd")) o.px = o.pz = true;
-    else if (!strcmp(k, "pz")) o.pz = true;
-    else if (!strcmp(k, "px")) o.px = true;
-    else if (!strcmp(k, "fwd")) o.forward = true;
-    else if (!strcmp(k, "merged")) o.px = o.pz = o.merged = true;
-    else if (!strcmp(k, "merged-fwd")) o.forward = o.merged = true;
-    else if (!strcmp(k, "contiguous")) o.px = o.pz = o.merged = o.contiguous = true;
-    else if (!strcmp(k, "strain")) o.px = o.pz = o.strain = true;
-    else if (!strcmp(k, "transposed")) o.px = o.pz = o.transposed = true;
+    if (!strcmp(k, "bwd"))
+        o.px = o.pz = true;
+    else if (!strcmp(k, "pz"))
+        o.pz = true;
+    else if (!strcmp(k, "px"))
+        o.px = true;
+    else if (!strcmp(k, "fwd"))
+        o.forward = true;
+    else if (!strcmp(k, "merged"))
+        o.px = o.pz = o.merged = true;
+    else if (!strcmp(k, "merged-fwd"))
+        o.forward = o.merged = true;
+    else if (!strcmp(k, "contiguous"))
+        o.px = o.pz = o.merged = o.contiguous = true;
+    else if (!strcmp(k, "strain"))
+        o.px = o.pz = o.strain = true;
+    else if (!strcmp(k, "transposed"))
+        o.px = o.pz = o.transposed = true;
     else {
         fprintf(stderr, "mkfixture: unknown kind '%s'\n", k);
         return 2;

@@ -10,7 +10,7 @@
 #include "engines/batch_iter.h"
 
 typedef struct item {
-    double payload;             /* the id sits at an offset, as in the engines' structs */
+    double payload; /* the id sits at an offset, as in the engines' structs */
     int64_t unit;
 } item;
 

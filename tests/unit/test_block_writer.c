@@ -16,7 +16,10 @@
 #define FSIZE (3 * 1024 * 1024 + 123)
 #define CAP 300000
 
-static unsigned char pattern(int64_t off, int salt) { return (unsigned char)((off * 2654435761u + (uint64_t)salt) >> 7); }
+static unsigned char pattern(int64_t off, int salt)
+{
+    return (unsigned char)((off * 2654435761u + (uint64_t)salt) >> 7);
+}
 
 static int make_file(const char *path, unsigned char fill)
 {
@@ -59,8 +62,10 @@ static void run(check_ctx *T, const char *dir, bool direct)
     CHECK(T, axb_block_writer_begin(b, pb, &err) == AXB_OK);
     size_t ia = 0, ib = 0;
     while (ia < sizeof sizes_a / sizeof *sizes_a || ib < sizeof sizes_b / sizeof *sizes_b) {
-        if (ia < sizeof sizes_a / sizeof *sizes_a) CHECK_MSG(T, put(a, &pa, sizes_a[ia++], 1, model, &err) == AXB_OK, "%s", err.msg);
-        if (ib < sizeof sizes_b / sizeof *sizes_b) CHECK_MSG(T, put(b, &pb, sizes_b[ib++], 2, model, &err) == AXB_OK, "%s", err.msg);
+        if (ia < sizeof sizes_a / sizeof *sizes_a)
+            CHECK_MSG(T, put(a, &pa, sizes_a[ia++], 1, model, &err) == AXB_OK, "%s", err.msg);
+        if (ib < sizeof sizes_b / sizeof *sizes_b)
+            CHECK_MSG(T, put(b, &pb, sizes_b[ib++], 2, model, &err) == AXB_OK, "%s", err.msg);
     }
     CHECK(T, pa == 1001093 && pb == 3004099);
     /* a checkpoint: the stream ends (tail written), the file is synced, a new stream goes on */
@@ -76,10 +81,13 @@ static void run(check_ctx *T, const char *dir, bool direct)
     int64_t d = 0, p = 0, d2 = 0, p2 = 0;
     axb_block_writer_counts(a, &d, &p);
     axb_block_writer_counts(b, &d2, &p2);
-    CHECK_MSG(T, d + p + d2 + p2 == (1700002 - 1001) + (pb - 1700002), "%lld bytes counted", (long long)(d + p + d2 + p2));
+    CHECK_MSG(T, d + p + d2 + p2 == (1700002 - 1001) + (pb - 1700002), "%lld bytes counted",
+              (long long)(d + p + d2 + p2));
     /* with O_DIRECT only the shared pages at the ends of the three streams go through the cache */
-    if (axb_block_writer_is_direct(a)) CHECK_MSG(T, p + p2 <= 6 * AXB_BLOCK_WRITER_ALIGN, "%lld buffered bytes", (long long)(p + p2));
-    else CHECK(T, d + d2 == 0);
+    if (axb_block_writer_is_direct(a))
+        CHECK_MSG(T, p + p2 <= 6 * AXB_BLOCK_WRITER_ALIGN, "%lld buffered bytes", (long long)(p + p2));
+    else
+        CHECK(T, d + d2 == 0);
     axb_block_writer_close(&a);
     axb_block_writer_close(&b);
     CHECK(T, a == NULL && b == NULL);
@@ -111,8 +119,9 @@ static void extent(check_ctx *T, const char *dir)
     H5Pset_chunk(dcpl, 1, &c);
     hid_t d1 = H5Dcreate2(f, "contig", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t d2 = H5Dcreate2(f, "chunked", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    CHECK(T, H5Dwrite(d1, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 &&
-                 H5Dwrite(d2, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    CHECK(T,
+          H5Dwrite(d1, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 &&
+              H5Dwrite(d2, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     H5Dclose(d1);
     H5Dclose(d2);
     H5Pclose(dcpl);

@@ -27,7 +27,10 @@
 static const int taken[NR] = {0, 1, 3};
 #define NCHUNK ((NP + CP - 1) / CP)
 
-static float value(int d, int64_t t, int64_t p) { return (float)(10000 * d) + (float)p + (float)t / 1000.0f; }
+static float value(int d, int64_t t, int64_t p)
+{
+    return (float)(10000 * d) + (float)p + (float)t / 1000.0f;
+}
 
 /* Datasets v0..v{nd-1}; axis 1: (NT, NP); axis 0: (NP, NT). Chunks written in reverse order, the
  * datasets' chunks alternating; deflate: level 1; skip_chunk: chunk 3 of every dataset never
@@ -100,8 +103,8 @@ static int64_t read_check(check_ctx *T, axb_chunk_reader *r, const int *idx, int
         bool used = false;
         int64_t bytes = 0, calls = 0;
         /* min_fill 0: every set is read, however sparse */
-        CHECK_MSG(T, axb_chunk_reader_read_cols(r, idx[k], n, ids, 0.0, buf, &used, &bytes, &calls, &err) == AXB_OK, "%s",
-                  err.msg);
+        CHECK_MSG(T, axb_chunk_reader_read_cols(r, idx[k], n, ids, 0.0, buf, &used, &bytes, &calls, &err) == AXB_OK,
+                  "%s", err.msg);
         CHECK_MSG(T, used, "%s: set from %lld not read", what, (long long)s.first);
         if (!used) continue;
         own += bytes;
@@ -124,7 +127,7 @@ static void prefetch(check_ctx *T, axb_chunk_reader *r, set s, int64_t *bytes_su
     *bytes_sum += bytes;
 }
 
-static const set sets[] = {{0, 1, NP}, {5, 1, 1},   {100, 1, 30}, {224, 1, 112}, {900, 1, 100},
+static const set sets[] = {{0, 1, NP},  {5, 1, 1},   {100, 1, 30}, {224, 1, 112}, {900, 1, 100},
                            {0, 3, 334}, {7, 2, 400}, {999, 1, 1},  {0, 1, NP}};
 #define NSETS ((int)(sizeof sets / sizeof *sets))
 
@@ -196,7 +199,8 @@ static void read_sets(check_ctx *T, const char *path, int axis)
             CHECK_MSG(T, queued == 0, "%lld bytes queued again", (long long)queued);
             axb_chunk_reader_close(&r);
             CHECK(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r);
-            for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
+            for (int k = 0; r && k < NR; k++)
+                CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
             int64_t ids[NP], bytes = 0, calls = 0;
             const int64_t n = fill_ids(sets[0], ids);
             CHECK(T, r && axb_chunk_reader_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK);
@@ -211,8 +215,9 @@ static void read_sets(check_ctx *T, const char *path, int axis)
         int64_t ids[2] = {0, 500}, bytes = 0, calls = 0;
         bool used = true;
         float buf[2 * NT];
-        CHECK(T, r && axb_chunk_reader_read_cols(r, idx[0], 2, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK &&
-                     !used);
+        CHECK(T,
+              r && axb_chunk_reader_read_cols(r, idx[0], 2, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK &&
+                  !used);
         CHECK(T, r && axb_chunk_reader_prefetch(r, 2, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
         axb_chunk_reader_close(&r);
         CHECK(T, r == NULL);
@@ -301,7 +306,8 @@ static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
     CHECK(T, truncate(path, (off_t)(a + 100)) == 0);
     /* HDF5 still knows where chunk 0 is (its index was read above); the data are gone: the
      * helper thread finds that, and the read waiting for the chunk reports it */
-    if (with_prefetch) CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes > 0);
+    if (with_prefetch)
+        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes > 0);
     axb_status st = r ? axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) : AXB_OK;
     CHECK_MSG(T, st == AXB_ERR_FORMAT, "status %d", (int)st);
     CHECK_CONTAINS(T, err.msg, "truncated");
@@ -365,10 +371,12 @@ int main(void)
     int64_t bytes, calls;
     for (int64_t u = 0; u < CP; u++) ids[u] = 3 * CP + u;
     CHECK(&T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
-    CHECK(&T, r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && !used);
+    CHECK(&T,
+          r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && !used);
     for (int64_t u = 0; u < CP; u++) ids[u] = 4 * CP + u;
-    CHECK(&T, r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && used &&
-                  buf[5 * NT + 7] == value(0, 7, 4 * CP + 5));
+    CHECK(&T,
+          r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && used &&
+              buf[5 * NT + 7] == value(0, 7, 4 * CP + 5));
     axb_chunk_reader_close(&r);
     free(buf);
     H5Dclose(d);
@@ -376,6 +384,9 @@ int main(void)
     truncated(&T, dir, false);
     truncated(&T, dir, true);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (getenv("KEEP")) printf("%s\n", dir); else if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    if (getenv("KEEP"))
+        printf("%s\n", dir);
+    else if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
     return check_summary(&T);
 }

@@ -58,7 +58,8 @@ int main(void)
             }
         }
         CHECK_MSG(&T, wrong == 0, "capacity %d: %ld of %ld gets disagree with the model", caps[c], wrong, gets);
-        CHECK_MSG(&T, hits > gets / 10 && hits < gets, "capacity %d: %ld hits of %ld (not exercised)", caps[c], hits, gets);
+        CHECK_MSG(&T, hits > gets / 10 && hits < gets, "capacity %d: %ld hits of %ld (not exercised)", caps[c], hits,
+                  gets);
         CHECK(&T, cache.hits == hits && cache.misses == gets - hits);
         axb_elem_cache_free(&cache);
     }

@@ -11,8 +11,8 @@
 
 static axb_source sub(double lat, double lon, double depth, double scale, axb_time_ns t, double shift)
 {
-    axb_source s = {.type = AXB_SRC_MOMENT, .lat = lat, .lon = lon, .depth = depth, .origin_time = t,
-                    .time_shift = shift};
+    axb_source s = {
+        .type = AXB_SRC_MOMENT, .lat = lat, .lon = lon, .depth = depth, .origin_time = t, .time_shift = shift};
     const double m[6] = {1e18, -5e17, -5e17, 2e17, -1e17, 3e17};
     for (int k = 0; k < 6; k++) s.m[k] = scale * m[k];
     return s;
@@ -45,8 +45,14 @@ int main(void)
     axb_source subs[3] = {sub(0, 0, 100e3, 1, 5000, 3.0), sub(0, 40, 10e3, 2, 3000, 1.0), sub(-5, 5, 30e3, 1, 7, 0)};
     const int64_t first[3] = {0, 2, 3};
     const char *names[2] = {"/data/faults/one.srf", "two.param"};
-    job = (axb_extract_job){.layout = AXB_ROWS_FAULTS, .receivers = rec, .nreceivers = 3, .subfaults = subs,
-                            .nsubfaults = 3, .fault_first = first, .nfaults = 2, .fault_names = names};
+    job = (axb_extract_job){.layout = AXB_ROWS_FAULTS,
+                            .receivers = rec,
+                            .nreceivers = 3,
+                            .subfaults = subs,
+                            .nsubfaults = 3,
+                            .fault_first = first,
+                            .nfaults = 2,
+                            .fault_names = names};
     const double radii[2] = {6371e3, 3389.5e3};
     for (int k = 0; k < 2; k++) {
         CHECK_MSG(&T, axb_job_rows_build(&job, radii[k], &t, &err) == AXB_OK, "%s", err.msg);
@@ -63,7 +69,9 @@ int main(void)
     }
     /* the radius matters: the same fault's centroid is shallower on the smaller planet */
     axb_job_rows a, b;
-    CHECK(&T, axb_job_rows_build(&job, radii[0], &a, &err) == AXB_OK && axb_job_rows_build(&job, radii[1], &b, &err) == AXB_OK);
+    CHECK(&T,
+          axb_job_rows_build(&job, radii[0], &a, &err) == AXB_OK &&
+              axb_job_rows_build(&job, radii[1], &b, &err) == AXB_OK);
     CHECK_MSG(&T, a.sources[0].depth != b.sources[0].depth, "depth %g on both radii", a.sources[0].depth);
     axb_job_rows_free(&a);
     axb_job_rows_free(&b);

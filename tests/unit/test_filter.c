@@ -34,12 +34,9 @@ static double complex ref_causal(const axb_filter_spec *s, double f)
 {
     switch (s->kind) {
     case AXB_FILTER_LOWPASS: return inv_butter_poly(s->order, I * f / s->f1);
-    case AXB_FILTER_HIGHPASS:
-        return f == 0.0 ? 0.0 : inv_butter_poly(s->order, s->f1 / (I * f));
+    case AXB_FILTER_HIGHPASS: return f == 0.0 ? 0.0 : inv_butter_poly(s->order, s->f1 / (I * f));
     case AXB_FILTER_BANDPASS:
-        return f == 0.0 ? 0.0
-                        : inv_butter_poly(s->order, (s->f1 * s->f2 - f * f) /
-                                                        (I * f * (s->f2 - s->f1)));
+        return f == 0.0 ? 0.0 : inv_butter_poly(s->order, (s->f1 * s->f2 - f * f) / (I * f * (s->f2 - s->f1)));
     default: return 0.0;
     }
 }
@@ -67,7 +64,10 @@ static double ref_real(const axb_filter_spec *s, double f)
     return 1.0 / (1.0 + pow(x * x, s->order));
 }
 
-static double warp(double f, double dt) { return tan(PI * f * dt) / (PI * dt); }
+static double warp(double f, double dt)
+{
+    return tan(PI * f * dt) / (PI * dt);
+}
 
 /* What the plan should apply at f >= 0 (dt only matters for bilinear specs). */
 static double complex ref_response_dt(const axb_filter_spec *s, double dt, double f)
@@ -130,8 +130,7 @@ static double complex dft_bin(const double complex *x, int n, int j, int sign)
 
 /* The documented definition, by direct DFTs: zero-pad to nfft, multiply bin k by H(k/(nfft dt))
  * (Hermitian, real part at the Nyquist bin), invert, keep npts samples. */
-static void apply_by_definition(const axb_filter_spec *s, int npts, double dt, int nfft,
-                                const double *x, double *y)
+static void apply_by_definition(const axb_filter_spec *s, int npts, double dt, int nfft, const double *x, double *y)
 {
     double complex *a = calloc((size_t)nfft, sizeof *a), *b = calloc((size_t)nfft, sizeof *b);
     for (int m = 0; m < npts; m++) a[m] = x[m];
@@ -149,8 +148,7 @@ static void apply_by_definition(const axb_filter_spec *s, int npts, double dt, i
 
 /* Least-squares A sin(ωt) + B cos(ωt) over y[n0..n1): gain √(A²+B²), phase atan2(B, A), so
  * that y ≈ gain·sin(ωt + phase). */
-static void fit_sine(const double *y, int n0, int n1, double w, double dt, double *gain,
-                     double *phase)
+static void fit_sine(const double *y, int n0, int n1, double w, double dt, double *gain, double *phase)
 {
     double ss = 0, sc = 0, cc = 0, ys = 0, yc = 0;
     for (int n = n0; n < n1; n++) {
@@ -163,7 +161,10 @@ static void fit_sine(const double *y, int n0, int n1, double w, double dt, doubl
     *phase = atan2(b, a);
 }
 
-static double wrap_pi(double a) { return remainder(a, 2.0 * PI); }
+static double wrap_pi(double a)
+{
+    return remainder(a, 2.0 * PI);
+}
 
 /* ---- the specs used throughout (dt = 1 s, Nyquist 0.5 Hz) ------------------------------------ */
 
@@ -177,8 +178,7 @@ static axb_filter_spec spec_hp(int order, double fc, bool zp)
 }
 static axb_filter_spec spec_bp(int order, double f1, double f2, bool zp)
 {
-    return (axb_filter_spec){
-        .kind = AXB_FILTER_BANDPASS, .f1 = f1, .f2 = f2, .order = order, .zerophase = zp};
+    return (axb_filter_spec){.kind = AXB_FILTER_BANDPASS, .f1 = f1, .f2 = f2, .order = order, .zerophase = zp};
 }
 static axb_filter_spec spec_lg(double period, double width)
 {
@@ -246,7 +246,7 @@ static void test_args(check_ctx *T)
 static void test_nfft(check_ctx *T)
 {
     /* Smallest 7-smooth number >= 2·npts. */
-    const long long cases[][2] = {{2, 4},     {5, 10},     {11, 24},     {13, 27},
+    const long long cases[][2] = {{2, 4},      {5, 10},      {11, 24},     {13, 27},
                                   {500, 1000}, {1025, 2058}, {4097, 8232}, {100000, 200000}};
     axb_filter_spec s = spec_lp(2, 0.1, false);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -254,8 +254,8 @@ static void test_nfft(check_ctx *T)
         axb_error err = AXB_ERROR_INIT;
         CHECK(T, axb_filter_plan_create(&s, cases[i][0], 1.0, &p, &err) == AXB_OK);
         if (p == NULL) continue;
-        CHECK_MSG(T, axb_filter_plan_nfft(p) == cases[i][1], "npts %lld: nfft %lld, want %lld",
-                  cases[i][0], (long long)axb_filter_plan_nfft(p), cases[i][1]);
+        CHECK_MSG(T, axb_filter_plan_nfft(p) == cases[i][1], "npts %lld: nfft %lld, want %lld", cases[i][0],
+                  (long long)axb_filter_plan_nfft(p), cases[i][1]);
         axb_filter_plan_destroy(&p);
     }
 }
@@ -263,12 +263,13 @@ static void test_nfft(check_ctx *T)
 /* The response function against the independent references, and its landmark values. */
 static void test_response(check_ctx *T)
 {
-    axb_filter_spec specs[] = {
-        spec_lp(1, 0.1, false), spec_lp(4, 0.1, false),  spec_lp(7, 0.03, true),
-        spec_hp(1, 0.1, false), spec_hp(5, 0.05, false), spec_hp(4, 0.05, true),
-        spec_bp(1, 0.02, 0.2, false), spec_bp(4, 0.02, 0.08, false),
-        spec_bp(3, 0.1, 0.12, true),  spec_lg(20.0, 0.5), spec_lg(7.0, 0.75),
-        spec_lp(3, 0.2, false),       spec_hp(4, 0.3, true),  spec_bp(5, 0.1, 0.4, false)};
+    axb_filter_spec specs[] = {spec_lp(1, 0.1, false),       spec_lp(4, 0.1, false),
+                               spec_lp(7, 0.03, true),       spec_hp(1, 0.1, false),
+                               spec_hp(5, 0.05, false),      spec_hp(4, 0.05, true),
+                               spec_bp(1, 0.02, 0.2, false), spec_bp(4, 0.02, 0.08, false),
+                               spec_bp(3, 0.1, 0.12, true),  spec_lg(20.0, 0.5),
+                               spec_lg(7.0, 0.75),           spec_lp(3, 0.2, false),
+                               spec_hp(4, 0.3, true),        spec_bp(5, 0.1, 0.4, false)};
     for (size_t i = 11; i < sizeof specs / sizeof specs[0]; i++) specs[i].bilinear = true;
     double worst = 0.0;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
@@ -284,8 +285,8 @@ static void test_response(check_ctx *T)
             const double complex ref = ref_response(s, f);
             const double e = cabs(CMPLX(re, im) - ref);
             worst = fmax(worst, e);
-            CHECK_MSG(T, e <= 1e-13, "spec %zu f %g: (%.17g, %.17g) vs (%.17g, %.17g)", i, f, re,
-                      im, creal(ref), cimag(ref));
+            CHECK_MSG(T, e <= 1e-13, "spec %zu f %g: (%.17g, %.17g) vs (%.17g, %.17g)", i, f, re, im, creal(ref),
+                      cimag(ref));
             double re2, im2; /* negative frequencies: the conjugate */
             axb_filter_plan_response(p, -f, &re2, &im2);
             CHECK_MSG(T, re2 == re && im2 == -im, "spec %zu f %g: %g %g %g %g", i, f, re, im, re2, im2);
@@ -326,8 +327,7 @@ static void test_response(check_ctx *T)
                 mono = mono && up <= prev_up + 1e-15 && dn <= prev_dn + 1e-15;
                 prev_up = up, prev_dn = dn;
             }
-            CHECK_MSG(T, mono && prev_up < 0.5, "spec %zu: monotone %d, gain %g at 11·f0", i,
-                      (int)mono, prev_up);
+            CHECK_MSG(T, mono && prev_up < 0.5, "spec %zu: monotone %d, gain %g at 11·f0", i, (int)mono, prev_up);
         }
         if (s->kind == AXB_FILTER_LOGGABOR) {
             const double f0 = 1.0 / s->period;
@@ -348,11 +348,9 @@ static void test_response(check_ctx *T)
 /* apply() equals the documented definition computed with direct DFTs, for odd and even nfft. */
 static void test_definition(check_ctx *T)
 {
-    axb_filter_spec specs[] = {spec_lp(3, 0.1, false), spec_lp(3, 0.1, true),
-                                     spec_hp(2, 0.15, false), spec_hp(2, 0.15, true),
-                                     spec_bp(2, 0.05, 0.2, false), spec_bp(2, 0.05, 0.2, true),
-                                     spec_lg(5.0, 0.6), spec_bp(2, 0.05, 0.2, false),
-                                     spec_hp(3, 0.2, false)};
+    axb_filter_spec specs[] = {spec_lp(3, 0.1, false), spec_lp(3, 0.1, true),        spec_hp(2, 0.15, false),
+                               spec_hp(2, 0.15, true), spec_bp(2, 0.05, 0.2, false), spec_bp(2, 0.05, 0.2, true),
+                               spec_lg(5.0, 0.6),      spec_bp(2, 0.05, 0.2, false), spec_hp(3, 0.2, false)};
     specs[7].bilinear = specs[8].bilinear = true;
     const int sizes[] = {13, 50}; /* nfft 27 (odd, no Nyquist bin) and 100 */
     unsigned seed = 12345u;
@@ -388,14 +386,12 @@ static void test_sinusoids(check_ctx *T)
 {
     enum { N = 8192 };
     const double dt = 0.5; /* Nyquist 1 Hz */
-    axb_filter_spec specs[] = {
-        spec_lp(4, 0.1, false),       spec_lp(4, 0.1, true),       spec_lp(1, 0.2, false),
-        spec_hp(4, 0.1, false),       spec_hp(4, 0.1, true),       spec_hp(2, 0.05, false),
-        spec_bp(4, 0.05, 0.2, false), spec_bp(4, 0.05, 0.2, true), spec_bp(2, 0.1, 0.15, false),
-        spec_lg(10.0, 0.5),           spec_lg(4.0, 0.75),          spec_lp(4, 0.1, false),
-        spec_hp(3, 0.1, true),        spec_bp(2, 0.05, 0.3, false)};
-    for (size_t i = 11; i < sizeof specs / sizeof specs[0]; i++)
-        specs[i].bilinear = true;
+    axb_filter_spec specs[] = {spec_lp(4, 0.1, false),       spec_lp(4, 0.1, true),       spec_lp(1, 0.2, false),
+                               spec_hp(4, 0.1, false),       spec_hp(4, 0.1, true),       spec_hp(2, 0.05, false),
+                               spec_bp(4, 0.05, 0.2, false), spec_bp(4, 0.05, 0.2, true), spec_bp(2, 0.1, 0.15, false),
+                               spec_lg(10.0, 0.5),           spec_lg(4.0, 0.75),          spec_lp(4, 0.1, false),
+                               spec_hp(3, 0.1, true),        spec_bp(2, 0.05, 0.3, false)};
+    for (size_t i = 11; i < sizeof specs / sizeof specs[0]; i++) specs[i].bilinear = true;
     const double freqs[] = {0.02, 0.05, 0.0707, 0.1, 0.125, 0.2, 0.3, 0.5};
     double *x = malloc(N * sizeof *x);
     double worst_g = 0.0, worst_p = 0.0;
@@ -413,13 +409,11 @@ static void test_sinusoids(check_ctx *T)
             const double complex h = ref_response_dt(&specs[i], dt, freqs[j]);
             const double eg = fabs(g - cabs(h));
             worst_g = fmax(worst_g, eg);
-            CHECK_MSG(T, eg <= 1e-6, "spec %zu, %g Hz: gain %.10g, |H| %.10g", i, freqs[j], g,
-                      cabs(h));
+            CHECK_MSG(T, eg <= 1e-6, "spec %zu, %g Hz: gain %.10g, |H| %.10g", i, freqs[j], g, cabs(h));
             if (cabs(h) > 1e-3) { /* the phase of a vanishing output means nothing */
                 const double ep = fabs(wrap_pi(ph - carg(h)));
                 worst_p = fmax(worst_p, ep);
-                CHECK_MSG(T, ep <= 1e-5, "spec %zu, %g Hz: phase %.10g, arg H %.10g", i,
-                          freqs[j], ph, carg(h));
+                CHECK_MSG(T, ep <= 1e-5, "spec %zu, %g Hz: phase %.10g, arg H %.10g", i, freqs[j], ph, carg(h));
             }
         }
         axb_filter_plan_destroy(&p);
@@ -439,9 +433,8 @@ static void test_zerophase_impulse(check_ctx *T)
      * decaying tails (docs/filters.md), which the trace would truncate. */
     axb_filter_spec bl = spec_hp(2, 0.05, true);
     bl.bilinear = true;
-    const axb_filter_spec specs[] = {spec_lp(4, 0.05, true), spec_hp(4, 0.05, true),
-                                     spec_bp(4, 0.02, 0.08, true), spec_lg(30.0, 0.7),
-                                     spec_lg(20.0, 0.75), bl};
+    const axb_filter_spec specs[] = {spec_lp(4, 0.05, true), spec_hp(4, 0.05, true), spec_bp(4, 0.02, 0.08, true),
+                                     spec_lg(30.0, 0.7),     spec_lg(20.0, 0.75),    bl};
     static double y[N];
     static double complex yc[N];
     double worst_sym = 0.0, worst_spec = 0.0;
@@ -464,16 +457,14 @@ static void test_zerophase_impulse(check_ctx *T)
         for (int j = 0; j <= N / 2; j++) {
             const double complex got = dft_bin(yc, N, j, -1);
             const double ang = -2.0 * PI * (double)((j * T0) % N) / N;
-            const double complex want =
-                ref_response(&specs[i], j / (N * 1.0)) * CMPLX(cos(ang), sin(ang));
+            const double complex want = ref_response(&specs[i], j / (N * 1.0)) * CMPLX(cos(ang), sin(ang));
             e = fmax(e, cabs(got - want));
         }
         worst_spec = fmax(worst_spec, e);
         CHECK_MSG(T, e <= 1e-10, "spec %zu: spectrum error %g", i, e);
         axb_filter_plan_destroy(&p);
     }
-    printf("zero-phase impulse: max asymmetry %.3g of peak, max spectrum error %.3g\n", worst_sym,
-           worst_spec);
+    printf("zero-phase impulse: max asymmetry %.3g of peak, max spectrum error %.3g\n", worst_sym, worst_spec);
 }
 
 /* Causal impulse responses near the end of the trace: without padding their tails would wrap
@@ -484,12 +475,10 @@ static void test_zerophase_impulse(check_ctx *T)
 static void test_causal_impulse(check_ctx *T)
 {
     enum { N = 1000 };
-    axb_filter_spec specs[] = {spec_lp(4, 0.05, false),      spec_lp(6, 0.1, false),
-                               spec_bp(4, 0.02, 0.08, false), spec_bp(2, 0.05, 0.1, false),
-                               spec_hp(4, 0.05, false),      spec_hp(2, 0.01, false),
-                               spec_lp(1, 0.01, false),      spec_lp(4, 0.05, false),
-                               spec_hp(4, 0.05, false),      spec_bp(3, 0.02, 0.3, false),
-                               spec_lp(1, 0.2, false)};
+    axb_filter_spec specs[] = {spec_lp(4, 0.05, false),      spec_lp(6, 0.1, false),  spec_bp(4, 0.02, 0.08, false),
+                               spec_bp(2, 0.05, 0.1, false), spec_hp(4, 0.05, false), spec_hp(2, 0.01, false),
+                               spec_lp(1, 0.01, false),      spec_lp(4, 0.05, false), spec_hp(4, 0.05, false),
+                               spec_bp(3, 0.02, 0.3, false), spec_lp(1, 0.2, false)};
     const size_t nanalog = 7;
     for (size_t i = nanalog; i < sizeof specs / sizeof specs[0]; i++) specs[i].bilinear = true;
     double y[N];
@@ -510,19 +499,16 @@ static void test_causal_impulse(check_ctx *T)
         const double hn2 = creal(hn * conj(hn));
         if (specs[i].bilinear) {
             worst_bl = fmax(worst_bl, before / total);
-            CHECK_MSG(T, before <= 1e-20 * total, "spec %zu: %g of the energy before", i,
-                      before / total);
+            CHECK_MSG(T, before <= 1e-20 * total, "spec %zu: %g of the energy before", i, before / total);
         } else {
             /* The precursor is the band-limiting one, bounded by |H(f_N)|² (not a wrapped-around
              * tail, which would carry most of the response's energy here) ... */
             worst_ratio = fmax(worst_ratio, before / hn2);
-            CHECK_MSG(T, before <= 0.5 * hn2, "spec %zu: energy before %g, |H(fN)|² %g", i,
-                      before, hn2);
+            CHECK_MSG(T, before <= 0.5 * hn2, "spec %zu: energy before %g, |H(fN)|² %g", i, before, hn2);
             /* ... and negligible where the filter is small at Nyquist. */
             if (hn2 < 1e-6) {
                 worst = fmax(worst, before / total);
-                CHECK_MSG(T, before < 1e-6 * total, "spec %zu: %g of the energy before", i,
-                          before / total);
+                CHECK_MSG(T, before < 1e-6 * total, "spec %zu: %g of the energy before", i, before / total);
             }
         }
 
@@ -585,8 +571,8 @@ static void test_bilinear_vs_iir(check_ctx *T)
                 double e = 0.0;
                 for (int n = 0; n < N; n++) e = fmax(e, fabs(y[n] - ref[n]));
                 worst = fmax(worst, e);
-                CHECK_MSG(T, e <= 1e-12, "order %d %s%s: max difference %g", order,
-                          kind ? "highpass" : "lowpass", zp ? " zero-phase" : "", e);
+                CHECK_MSG(T, e <= 1e-12, "order %d %s%s: max difference %g", order, kind ? "highpass" : "lowpass",
+                          zp ? " zero-phase" : "", e);
                 axb_filter_plan_destroy(&p);
             }
         }

@@ -39,7 +39,10 @@ static double urand(rng *g) /* uniform [0, 1) (xorshift64*) */
     return (double)((g->s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
 }
 
-static double urange(rng *g, double a, double b) { return a + (b - a) * urand(g); }
+static double urange(rng *g, double a, double b)
+{
+    return a + (b - a) * urand(g);
+}
 
 static double maxabs(const double *x, int64_t n)
 {
@@ -93,8 +96,8 @@ static void test_near_field_integral(check_ctx *T)
                 axb_fs_tf_eval(&stf, (axb_fs_tf)tf, tp, ts, times[i], v);
                 double q = near_quad(&stf, (axb_fs_tf)tf, tp, ts, times[i]);
                 /* Simpson with 20000 panels: error ≪ 1e-11 of the integral's scale */
-                CHECK_MSG(T, fabs(v[0] - q) <= 1e-11 * scale, "tf %d τ=(%g,%g) t=%g: %.17g vs %.17g",
-                          tf, tp, ts, times[i], v[0], q);
+                CHECK_MSG(T, fabs(v[0] - q) <= 1e-11 * scale, "tf %d τ=(%g,%g) t=%g: %.17g vs %.17g", tf, tp, ts,
+                          times[i], v[0], q);
             }
         }
     /* late-time step limit is exact: (τs² − τp²)/2 */
@@ -113,8 +116,7 @@ static void kelvin(const axb_fs_medium *m, const double src[3], const double rec
     double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            G[i][j] = ((3.0 - 4.0 * nu) * (i == j) + d[i] * d[j] / (r * r)) /
-                      (16.0 * PI * mu * (1.0 - nu) * r);
+            G[i][j] = ((3.0 - 4.0 * nu) * (i == j) + d[i] * d[j] / (r * r)) / (16.0 * PI * mu * (1.0 - nu) * r);
 }
 
 static void test_static(check_ctx *T, rng *g)
@@ -137,12 +139,11 @@ static void test_static(check_ctx *T, rng *g)
         for (int i = 0; i < 3; i++) {
             double ref = G[i][0] * f[0] + G[i][1] * f[1] + G[i][2] * f[2];
             double sc = fabs(G[0][0]) + fabs(G[1][1]) + fabs(G[2][2]);
-            CHECK_MSG(T, fabs(u[i * 2 + 1] - ref) <= 1e-12 * sc, "Kelvin %d: %.17g vs %.17g", i,
-                      u[i * 2 + 1], ref);
+            CHECK_MSG(T, fabs(u[i * 2 + 1] - ref) <= 1e-12 * sc, "Kelvin %d: %.17g vs %.17g", i, u[i * 2 + 1], ref);
         }
         /* moment: u_n = M_pq ∂G_np/∂ξ_q by a 4-point difference of Kelvin in the source position */
         double um[2 * 3], ref[3] = {0, 0, 0};
-        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_STEP, src, (const double (*)[3])M, rec, 2, tlate, um);
+        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_STEP, src, (const double(*)[3])M, rec, 2, tlate, um);
         double d[3] = {rec[0] - src[0], rec[1] - src[1], rec[2] - src[2]};
         double h = 2e-3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]); /* truncation ~(h/r)⁴ */
         for (int q = 0; q < 3; q++) {
@@ -160,8 +161,8 @@ static void test_static(check_ctx *T, rng *g)
         }
         double pk = maxabs(ref, 3);
         for (int n = 0; n < 3; n++)
-            CHECK_MSG(T, fabs(um[n * 2 + 1] - ref[n]) <= 1e-9 * pk,
-                      "static moment %d: %.17g vs %.17g", n, um[n * 2 + 1], ref[n]);
+            CHECK_MSG(T, fabs(um[n * 2 + 1] - ref[n]) <= 1e-9 * pk, "static moment %d: %.17g vs %.17g", n,
+                      um[n * 2 + 1], ref[n]);
         /* and the Gaussian-history fields vanish long after the pulse */
         axb_fs_force_3d(&MED, &stf, src, f, rec, 2, tlate, u);
         CHECK(T, fabs(u[1]) + fabs(u[3]) + fabs(u[5]) < 1e-30);
@@ -187,8 +188,7 @@ static void test_far_field(check_ctx *T)
     /* S peak: u = (f − γ(γ·f))/(4πρβ²r)·g */
     axb_fs_force_3d(&MED, &stf, src, f, rec, 2, stf.t0 + r / MED.vs, u);
     double refS = C / (MED.vs * MED.vs * r) * gmax;
-    for (int i = 0; i < 3; i++)
-        CHECK_CLOSE(T, u[2 * i + 1], refS * (f[i] - fg * gam[i]), 1e-3 * refS);
+    for (int i = 0; i < 3; i++) CHECK_CLOSE(T, u[2 * i + 1], refS * (f[i] - fg * gam[i]), 1e-3 * refS);
     /* moment tensor: P far field γ (γMγ)/(4πρα³r)·Ṁ, S far field (M γ − γ(γMγ))/(4πρβ³r)·Ṁ */
     const double M[3][3] = {{1.0, 0.3, -0.4}, {0.3, -0.5, 0.2}, {-0.4, 0.2, 0.7}};
     double Mg[3], gMg = 0.0;
@@ -248,8 +248,8 @@ static void test_symmetries(check_ctx *T, rng *g)
             xp[i] = x[i] + d[i];
             xm[i] = x[i] - d[i];
         }
-        axb_fs_moment_3d(&MED, &stf, x, (const double (*)[3])M, xp, NT, DT, a);
-        axb_fs_moment_3d(&MED, &stf, x, (const double (*)[3])M, xm, NT, DT, b);
+        axb_fs_moment_3d(&MED, &stf, x, (const double(*)[3])M, xp, NT, DT, a);
+        axb_fs_moment_3d(&MED, &stf, x, (const double(*)[3])M, xm, NT, DT, b);
         for (int i = 0; i < 3 * NT; i++) c[i] = -b[i];
         CHECK(T, maxdiff(a, c, 3 * NT) <= 1e-13 * maxabs(a, 3 * NT));
         axb_fs_force_3d(&MED, &stf, x, f, xp, NT, DT, a);
@@ -287,7 +287,7 @@ static void test_finite_differences(check_ctx *T, rng *g)
                     axb_fs_force_3d_tf(&MED, &stf, AXB_FS_TF_STEP, s2, ep, rec, NT, DT, tmp);
                     for (int i = 0; i < 3 * NT; i++) ref[i] += M[p][q] * w[k] * tmp[i] / (12.0 * h);
                 }
-        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_STEP, src, (const double (*)[3])M, rec, NT, DT, u);
+        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_STEP, src, (const double(*)[3])M, rec, NT, DT, u);
         CHECK_MSG(T, maxdiff(u, ref, 3 * NT) <= 1e-8 * maxabs(ref, 3 * NT), "couple FD: %g",
                   maxdiff(u, ref, 3 * NT) / maxabs(ref, 3 * NT));
         /* same for the Gaussian history (exercises Ẋ of the rate series) */
@@ -300,7 +300,7 @@ static void test_finite_differences(check_ctx *T, rng *g)
                     axb_fs_force_3d(&MED, &stf, s2, ep, rec, NT, DT, tmp);
                     for (int i = 0; i < 3 * NT; i++) ref[i] += M[p][q] * w[k] * tmp[i] / (12.0 * h);
                 }
-        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_RATE, src, (const double (*)[3])M, rec, NT, DT, u);
+        axb_fs_moment_3d_tf(&MED, &stf, AXB_FS_TF_RATE, src, (const double(*)[3])M, rec, NT, DT, u);
         CHECK_MSG(T, maxdiff(u, ref, 3 * NT) <= 1e-8 * maxabs(ref, 3 * NT), "couple FD rate: %g",
                   maxdiff(u, ref, 3 * NT) / maxabs(ref, 3 * NT));
         /* strain: ε_ij = ½(∂_i u_j + ∂_j u_i) in the receiver position */
@@ -381,8 +381,7 @@ typedef struct fields {
     double pz[3 * NT], px[3 * NT], fw[4][3 * NT], ez[6 * NT], ex[6 * NT];
 } fields;
 
-static void load_fields(const axb_fs_stf *stf, double r_src, double amp, double s, double z,
-                        fields *F, int forward)
+static void load_fields(const axb_fs_stf *stf, double r_src, double amp, double s, double z, fields *F, int forward)
 {
     if (forward) {
         for (int i = 0; i < 4; i++)
@@ -398,8 +397,8 @@ static void load_fields(const axb_fs_stf *stf, double r_src, double amp, double 
 /* §2.8: stored strain → Voigt E = [dsus, dpup, trace − dsus − dpup, −dzup, dsuz, −dsup] */
 static void stored_to_voigt(const double *st, int k, double E[6])
 {
-    double dsus = st[k], dsuz = st[NT + k], dpup = st[2 * NT + k], dsup = st[3 * NT + k],
-           dzup = st[4 * NT + k], tr = st[5 * NT + k];
+    double dsus = st[k], dsuz = st[NT + k], dpup = st[2 * NT + k], dsup = st[3 * NT + k], dzup = st[4 * NT + k],
+           tr = st[5 * NT + k];
     E[0] = dsus, E[1] = dpup, E[2] = tr - dsus - dpup, E[3] = -dzup, E[4] = dsuz, E[5] = -dsup;
 }
 
@@ -441,12 +440,11 @@ static void combine_forward(const fields *F, const double m[6], double phi, doub
     for (int k = 0; k < NT; k++)
         for (int c = 0; c < 3; c += 2)
             u[c * NT + k] = F->fw[0][c * NT + k] * m[0] + F->fw[1][c * NT + k] * (m[1] + m[2]) +
-                            F->fw[2][c * NT + k] * a1 + F->fw[3][c * NT + k] * b1;
+                F->fw[2][c * NT + k] * a1 + F->fw[3][c * NT + k] * b1;
     for (int k = 0; k < NT; k++) u[NT + k] = F->fw[2][NT + k] * a2 + F->fw[3][NT + k] * b2;
 }
 
-static void check_traces(check_ctx *T, const char *what, const double *got, const double *ref,
-                         double tol)
+static void check_traces(check_ctx *T, const char *what, const double *got, const double *ref, double tol)
 {
     double pk = maxabs(ref, 3 * NT), e = maxdiff(got, ref, 3 * NT);
     CHECK_MSG(T, e <= tol * pk && pk > 0, "%s: error %.3g of peak %.3g", what, e / pk, pk);
@@ -482,7 +480,7 @@ static void test_decomposition_dbframe(check_ctx *T, rng *g)
         double M[3][3];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j <= i; j++) M[i][j] = M[j][i] = urange(g, -1e18, 1e18);
-        axb_fs_moment_3d(&MED, &stf, P, (const double (*)[3])M, pole, NT, DT, d);
+        axb_fs_moment_3d(&MED, &stf, P, (const double(*)[3])M, pole, NT, DT, d);
         for (int k = 0; k < NT; k++) ref[k] = d[2 * NT + k], ref[NT + k] = -d[k], ref[2 * NT + k] = d[NT + k];
         const double Q[3][3] = {{c, sn, 0}, {-sn, c, 0}, {0, 0, 1}};
         double MC[3][3] = {{0}};
@@ -572,7 +570,7 @@ static void test_decomposition_earth(check_ctx *T, rng *g)
             for (int j = 0; j < 3; j++)
                 for (int a = 0; a < 3; a++)
                     for (int b = 0; b < 3; b++) ME[i][j] += Rs[i][a] * A[a][b] * Rs[j][b];
-        axb_fs_moment_3d(&MED, &stf, xs, (const double (*)[3])ME, xr, NT, DT, d);
+        axb_fs_moment_3d(&MED, &stf, xs, (const double(*)[3])ME, xr, NT, DT, d);
         to_zne(d, Rr, ref);
 
         /* reciprocal: pole = receiver */
@@ -601,15 +599,15 @@ static void test_decomposition_earth(check_ctx *T, rng *g)
             for (int j = 0; j < 3; j++) fR[i] += Rr[j][i] * fE[j];
         axb_fs_force_3d_tf(&MED, &stf, AXB_FS_TF_STEP, xs, fE, xr, NT, DT, d);
         to_zne(d, Rr, ref);
-        double fc[3] = {(cos(phi) * fR[0] + sin(phi) * fR[1]) / amp,
-                        (-sin(phi) * fR[0] + cos(phi) * fR[1]) / amp, fR[2] / amp};
+        double fc[3] = {(cos(phi) * fR[0] + sin(phi) * fR[1]) / amp, (-sin(phi) * fR[0] + cos(phi) * fR[1]) / amp,
+                        fR[2] / amp};
         combine_force(&F, fc, phi, got);
         check_traces(T, "earth reciprocal force", got, ref, 1e-10);
 
         /* forward: pole = source; receiver anywhere (here also below the surface) */
         double xr2[3];
         cart(rlat, rlon, RE - urange(g, 0, 2e4), xr2);
-        axb_fs_moment_3d(&MED, &stf, xs, (const double (*)[3])ME, xr2, NT, DT, d);
+        axb_fs_moment_3d(&MED, &stf, xs, (const double(*)[3])ME, xr2, NT, DT, d);
         to_zne(d, Rr, ref);
         rotate_frame(xr2, slon, PI / 2 - slat, &s, &z, &phi);
         load_fields(&stf, RE - depth, amp, s, z, &F, 1);
@@ -652,8 +650,8 @@ static void test_strain_formulas(check_ctx *T, rng *g)
             /* U[0]: along s, U[1]: along z; index 4 = the point itself */
             for (int dir = 0; dir < 2; dir++)
                 for (int k = 0; k < 4; k++)
-                    axb_fs_sim_displ(&MED, &stf, sim, r_src, 1.0, s + (dir == 0) * o[k] * h,
-                                     z + (dir == 1) * o[k] * h, NT, DT, U[dir][k]);
+                    axb_fs_sim_displ(&MED, &stf, sim, r_src, 1.0, s + (dir == 0) * o[k] * h, z + (dir == 1) * o[k] * h,
+                                     NT, DT, U[dir][k]);
             axb_fs_sim_displ(&MED, &stf, sim, r_src, 1.0, s, z, NT, DT, U[0][4]);
             axb_fs_sim_strain(&MED, &stf, sim, r_src, 1.0, s, z, NT, DT, st);
             for (int k = 0; k < NT; k++) {
@@ -703,13 +701,12 @@ static void test_multi(check_ctx *T)
     axb_fs_stf stf;
     axb_fs_stf_from_period(2.0, &stf);
     static double one[6 * NT], many[8 * 9 * NT]; /* displacement then strain */
-    const axb_sim sims[8] = {AXB_SIM_MXY_MXX_M_MYY, AXB_SIM_PZ, (axb_sim)17, AXB_SIM_PX,
-                             AXB_SIM_MZZ, AXB_SIM_MXZ_MYZ, AXB_SIM_MXX_P_MYY, AXB_SIM_PX};
+    const axb_sim sims[8] = {AXB_SIM_MXY_MXX_M_MYY, AXB_SIM_PZ,      (axb_sim)17,       AXB_SIM_PX,
+                             AXB_SIM_MZZ,           AXB_SIM_MXZ_MYZ, AXB_SIM_MXX_P_MYY, AXB_SIM_PX};
     const double pts[3][2] = {{1.2e4, 7.1e4}, {0.0, 9.3e4}, {0.0, 8e4}}; /* last: the source */
     for (int p = 0; p < 3; p++) {
         axb_fs_sims_displ(&MED, &stf, 8, sims, 8e4, 1e20, pts[p][0], pts[p][1], NT, DT, many);
-        axb_fs_sims_strain(&MED, &stf, 8, sims, 8e4, 1e20, pts[p][0], pts[p][1], NT, DT,
-                           many + 8 * 3 * NT);
+        axb_fs_sims_strain(&MED, &stf, 8, sims, 8e4, 1e20, pts[p][0], pts[p][1], NT, DT, many + 8 * 3 * NT);
         int same = 1;
         for (int i = 0; i < 8; i++) {
             axb_fs_sim_displ(&MED, &stf, sims[i], 8e4, 1e20, pts[p][0], pts[p][1], NT, DT, one);

@@ -24,7 +24,7 @@
 #include "axibulk/source.h"
 #include "check.h"
 
-#define CHECK_REL(T, a, b, rtol) CHECK_CLOSE(T, a, b, (rtol) * fabs((double)(b)))
+#define CHECK_REL(T, a, b, rtol) CHECK_CLOSE(T, a, b, (rtol)*fabs((double)(b)))
 
 typedef struct tctx {
     check_ctx c;
@@ -71,13 +71,13 @@ static void data_path(const tctx *x, const char *name, char *buf, size_t n)
 }
 
 /* The status, the error code and the whole one-line message "<path><suffix>". */
-static void expect_msg(tctx *x, axb_status st, const axb_error *err, axb_status code,
-                       const char *path, const char *suffix)
+static void expect_msg(tctx *x, axb_status st, const axb_error *err, axb_status code, const char *path,
+                       const char *suffix)
 {
     char want[2048];
     snprintf(want, sizeof want, "%s%s", path, suffix);
-    CHECK_MSG(&x->c, st == code && err->code == code, "status %d/%d, expected %d (%s)", (int)st,
-              (int)err->code, (int)code, err->msg);
+    CHECK_MSG(&x->c, st == code && err->code == code, "status %d/%d, expected %d (%s)", (int)st, (int)err->code,
+              (int)code, err->msg);
     CHECK_STR(&x->c, err->msg, want);
     CHECK(&x->c, strchr(err->msg, '\n') == NULL);
 }
@@ -102,8 +102,7 @@ static void test_pairs(tctx *x)
     if (l.n == 3) {
         const axb_pair *a = &l.pair[0], *b = &l.pair[1], *c = &l.pair[2];
         /* geocentric as written: no conversion */
-        CHECK(t, a->src.type == AXB_SRC_MOMENT && a->src.lat == 10.5 && a->src.lon == 20.25 &&
-                     a->src.depth == 12000.0);
+        CHECK(t, a->src.type == AXB_SRC_MOMENT && a->src.lat == 10.5 && a->src.lon == 20.25 && a->src.depth == 12000.0);
         const double m[6] = {1e17, -2e17, 1e17, 3e16, -4e16, 5e16};
         for (int i = 0; i < 6; i++) CHECK(t, a->src.m[i] == m[i]);
         CHECK(t, a->src.origin_time == 0 && isnan(a->src.time_shift) && !a->src.sliprate);
@@ -111,8 +110,7 @@ static void test_pairs(tctx *x)
         CHECK_STR(t, a->rec.network, "XX"); /* default code from the line number (2) */
         CHECK_STR(t, a->rec.station, "R000002");
         CHECK_STR(t, a->rec.location, "");
-        CHECK(t, b->src.type == AXB_SRC_FORCE && b->src.lat == -30 && b->src.lon == 170 &&
-                     b->src.depth == 0);
+        CHECK(t, b->src.type == AXB_SRC_FORCE && b->src.lat == -30 && b->src.lon == 170 && b->src.depth == 0);
         CHECK(t, b->src.f[0] == 1.23e10 && b->src.f[1] == 2.55e10 && b->src.f[2] == 1.73e10);
         CHECK(t, b->rec.lat == -10 && b->rec.lon == -20 && b->rec.depth == 150.5);
         CHECK_STR(t, b->rec.network, "IU");
@@ -156,14 +154,11 @@ static void test_pairs(tctx *x)
         {"mt 0 0 1000 abc 2 3 4 5 6 10 20", AXB_ERR_FORMAT, ":3: field 5 (MRR): 'abc' is not a number"},
         {"mt 0 0 1000 1 2 3 4 5 nan 10 20", AXB_ERR_FORMAT, ":3: field 10 (MTP): 'nan' is not a number"},
         {"force 0 0 1000 1 2 inf 10 20", AXB_ERR_FORMAT, ":3: field 7 (FP): 'inf' is not a number"},
-        {"mt 0 0 1000 1 2 3 4 5 6 10 1e999", AXB_ERR_FORMAT,
-         ":3: field 12 (REC_LON): '1e999' is not a number"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 1e999", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '1e999' is not a number"},
         {"mt 0 0 1000 1 2 3 4 5 6 10", AXB_ERR_FORMAT, ":3: 'mt' line needs 12 to 14 fields, found 11"},
-        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT,
-         ":3: 'force' line needs 9 to 11 fields, found 12"},
+        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT, ":3: 'force' line needs 9 to 11 fields, found 12"},
         {"mt 95 0 1000 1 2 3 4 5 6 10 20", AXB_ERR_RANGE, ":3: field 2 (SRC_LAT): 95 is outside -90..90"},
-        {"mt 0 0 1000 1 2 3 4 5 6 10 -181", AXB_ERR_RANGE,
-         ":3: field 12 (REC_LON): -181 is outside -180..180"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 -181", AXB_ERR_RANGE, ":3: field 12 (REC_LON): -181 is outside -180..180"},
         {"mt 0 0 -5 1 2 3 4 5 6 10 20", AXB_ERR_RANGE,
          ":3: field 4 (DEPTH_M): -5 is negative (depths are below the surface)"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 -1", AXB_ERR_RANGE,
@@ -207,36 +202,34 @@ static void test_pairs(tctx *x)
 /* CMTSOLUTION                                                                                */
 
 /* Instaseis' test_parse_cmtsolutions_file event (no trailing newline, as that test writes it). */
-static const char CMT1[] =
-    " PDE 2011  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 VIRGINIA\n"
-    "event name:     201108231751A\n"
-    "time shift:      1.00\n"
-    "half duration:   1.8000\n"
-    "latitude:       37.9100\n"
-    "longitude:     -77.9300\n"
-    "depth:          12.0000\n"
-    "Mrr:       4.710000e+24\n"
-    "Mtt:       3.810000e+22\n"
-    "Mpp:      -4.740000e+24\n"
-    "Mrt:       3.990000e+23\n"
-    "Mrp:      -8.050000e+23\n"
-    "Mtp:      -1.230000e+24";
+static const char CMT1[] = " PDE 2011  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 VIRGINIA\n"
+                           "event name:     201108231751A\n"
+                           "time shift:      1.00\n"
+                           "half duration:   1.8000\n"
+                           "latitude:       37.9100\n"
+                           "longitude:     -77.9300\n"
+                           "depth:          12.0000\n"
+                           "Mrr:       4.710000e+24\n"
+                           "Mtt:       3.810000e+22\n"
+                           "Mpp:      -4.740000e+24\n"
+                           "Mrt:       3.990000e+23\n"
+                           "Mrp:      -8.050000e+23\n"
+                           "Mtp:      -1.230000e+24";
 
 /* The catalog code glued to the year, as GCMT writes it. */
-static const char CMT2[] =
-    "PDEW2005  1  1  1  1 59.50  10.0000  20.0000  10.0 5.0 5.0 SOMEWHERE FAR AWAY\n"
-    "event name:     200501010101A\n"
-    "time shift:      0.75\n"
-    "half duration:   1.0\n"
-    "latitude:      -70.0000\n"
-    "longitude:     179.5000\n"
-    "depth:           0.0000\n"
-    "Mrr:       1.0e+23\n"
-    "Mtt:      -2.0e+23\n"
-    "Mpp:       1.0e+23\n"
-    "Mrt:       0.0\n"
-    "Mrp:       0.0\n"
-    "Mtp:       0.0\n";
+static const char CMT2[] = "PDEW2005  1  1  1  1 59.50  10.0000  20.0000  10.0 5.0 5.0 SOMEWHERE FAR AWAY\n"
+                           "event name:     200501010101A\n"
+                           "time shift:      0.75\n"
+                           "half duration:   1.0\n"
+                           "latitude:      -70.0000\n"
+                           "longitude:     179.5000\n"
+                           "depth:           0.0000\n"
+                           "Mrr:       1.0e+23\n"
+                           "Mtt:      -2.0e+23\n"
+                           "Mpp:       1.0e+23\n"
+                           "Mrt:       0.0\n"
+                           "Mrp:       0.0\n"
+                           "Mtp:       0.0\n";
 
 /* CMT1 with line @p lineno (1-based) replaced by @p repl (NULL: the file ends before it). */
 static void cmt_variant(char *out, size_t n, int lineno, const char *repl)
@@ -248,8 +241,10 @@ static void cmt_variant(char *out, size_t n, int lineno, const char *repl)
         size_t len = e ? (size_t)(e - s) : strlen(s);
         if (i == lineno && !repl) break;
         size_t k = strlen(out);
-        if (i == lineno) snprintf(out + k, n - k, "%s\n", repl);
-        else snprintf(out + k, n - k, "%.*s\n", (int)len, s);
+        if (i == lineno)
+            snprintf(out + k, n - k, "%s\n", repl);
+        else
+            snprintf(out + k, n - k, "%.*s\n", (int)len, s);
         s += len + (e ? 1 : 0);
     }
 }
@@ -308,8 +303,7 @@ static void test_cmtsolution(tctx *x)
         {5, "latitude:       37.9 38.0", AXB_ERR_FORMAT, ":5: 'latitude:' needs exactly one value, found 2"},
         {5, "latitude:       91.0", AXB_ERR_RANGE, ":5: latitude: 91 is outside -90..90"},
         {6, "longitude:     -190.0", AXB_ERR_RANGE, ":6: longitude: -190 is outside -180..180"},
-        {7, "depth:          -3.0", AXB_ERR_RANGE,
-         ":7: depth: -3 is negative (depths are below the surface)"},
+        {7, "depth:          -3.0", AXB_ERR_RANGE, ":7: depth: -3 is negative (depths are below the surface)"},
         {1, " PDE 2011 13 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
          ":1: hypocentre time: date 2011-13-23 does not exist"},
         {1, " PDE 2011  8 23 17 51  4.6x  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_FORMAT,
@@ -335,24 +329,23 @@ static void test_cmtsolution(tctx *x)
     CHECK(t, axb_read_cmtsolution(p, &l, &err) == AXB_ERR_FORMAT && l.n == 0 && !l.src);
     CHECK_CONTAINS(t, err.msg, "unexpected end of file");
     p = put(x, "CMT_empty", "\n \n");
-    expect_msg(x, axb_read_cmtsolution(p, &l, &err), &err, AXB_ERR_FORMAT, p,
-               ": no events (the file is empty)");
+    expect_msg(x, axb_read_cmtsolution(p, &l, &err), &err, AXB_ERR_FORMAT, p, ": no events (the file is empty)");
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* QuakeML                                                                                    */
 
-#define QML_HEAD                                                                                   \
-    "<?xml version='1.0' encoding='utf-8'?>\n"                                                     \
-    "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "                                 \
-    "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"                                                \
+#define QML_HEAD                                                                                                       \
+    "<?xml version='1.0' encoding='utf-8'?>\n"                                                                         \
+    "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "                                                     \
+    "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"                                                                    \
     "<eventParameters publicID=\"smi:local/test\">\n"
 #define QML_TAIL "</eventParameters>\n</q:quakeml>\n"
-#define QML_FM(mrr)                                                                                \
-    "<focalMechanism publicID=\"smi:fm\"><momentTensor publicID=\"smi:mt\"><tensor>"               \
-    "<Mrr><value>" mrr "</value></Mrr><Mtt><value>3.81e15</value></Mtt>"                           \
-    "<Mpp><value>-4.74e17</value></Mpp><Mrt><value>3.99e16</value></Mrt>"                          \
-    "<Mrp><value>-8.05e16</value></Mrp><Mtp><value>-1.23e17</value></Mtp>"                         \
+#define QML_FM(mrr)                                                                                                    \
+    "<focalMechanism publicID=\"smi:fm\"><momentTensor publicID=\"smi:mt\"><tensor>"                                   \
+    "<Mrr><value>" mrr "</value></Mrr><Mtt><value>3.81e15</value></Mtt>"                                               \
+    "<Mpp><value>-4.74e17</value></Mpp><Mrt><value>3.99e16</value></Mrt>"                                              \
+    "<Mrp><value>-8.05e16</value></Mrp><Mtp><value>-1.23e17</value></Mtp>"                                             \
     "</tensor></momentTensor></focalMechanism>\n"
 
 static void test_quakeml(tctx *x)
@@ -397,13 +390,12 @@ static void test_quakeml(tctx *x)
      * latitude geocentric_to_elliptic_latitude(89.91) = 89.91060249321797, lon 0, depth 12 km,
      * 2014-01-05 (= 1388880000 s), the standard tensor; the reader must give back 89.91. */
     const char *p = put(x, "higher.xml",
-                        QML_HEAD
-                        "<event publicID=\"smi:local/event/1\">\n"
-                        "<description><text>GIBRALTAR</text><type>earthquake name</type></description>\n"
-                        "<origin publicID=\"smi:o1\"><time><value>2014-01-05T00:00:00.000000Z</value></time>"
-                        "<latitude><value>89.91060249321797</value></latitude>"
-                        "<longitude><value>0.0</value></longitude><depth><value>12000.0</value></depth>"
-                        "</origin>\n" QML_FM("4.71e17") "</event>\n" QML_TAIL);
+                        QML_HEAD "<event publicID=\"smi:local/event/1\">\n"
+                                 "<description><text>GIBRALTAR</text><type>earthquake name</type></description>\n"
+                                 "<origin publicID=\"smi:o1\"><time><value>2014-01-05T00:00:00.000000Z</value></time>"
+                                 "<latitude><value>89.91060249321797</value></latitude>"
+                                 "<longitude><value>0.0</value></longitude><depth><value>12000.0</value></depth>"
+                                 "</origin>\n" QML_FM("4.71e17") "</event>\n" QML_TAIL);
     CHECK(t, axb_read_quakeml(p, &l, &err) == AXB_OK && l.n == 1);
     if (l.n == 1) {
         const axb_source *s = &l.src[0];
@@ -417,22 +409,23 @@ static void test_quakeml(tctx *x)
 
     /* Two events; the second's preferred origin and focal mechanism are the second ones, and its
      * origin has no depth (NAN). */
-    p = put(x, "two.xml",
-            QML_HEAD
-            "<event publicID=\"smi:e1\"><origin publicID=\"smi:a\"><time><value>2000-01-01T00:00:00Z"
-            "</value></time><latitude><value>0</value></latitude><longitude><value>1</value>"
-            "</longitude></origin>\n" QML_FM("1") "</event>\n"
-            "<event publicID=\"smi:e2\"><preferredOriginID>smi:c</preferredOriginID>"
-            "<preferredFocalMechanismID>smi:fm2</preferredFocalMechanismID>"
-            "<origin publicID=\"smi:b\"><time><value>2000-01-01T00:00:00Z</value></time>"
-            "<latitude><value>10</value></latitude><longitude><value>10</value></longitude></origin>\n"
-            "<origin publicID=\"smi:c\"><time><value>2001-01-01T00:00:01.5Z</value></time>"
-            "<latitude><value>-10.5</value></latitude><longitude><value>-20</value></longitude></origin>\n"
-            QML_FM("2")
-            "<focalMechanism publicID=\"smi:fm2\"><momentTensor><tensor>"
-            "<Mrr><value>7</value></Mrr><Mtt><value>8</value></Mtt><Mpp><value>9</value></Mpp>"
-            "<Mrt><value>10</value></Mrt><Mrp><value>11</value></Mrp><Mtp><value>12</value></Mtp>"
-            "</tensor></momentTensor></focalMechanism>\n</event>\n" QML_TAIL);
+    p = put(
+        x, "two.xml",
+        QML_HEAD
+        "<event publicID=\"smi:e1\"><origin publicID=\"smi:a\"><time><value>2000-01-01T00:00:00Z"
+        "</value></time><latitude><value>0</value></latitude><longitude><value>1</value>"
+        "</longitude></origin>\n" QML_FM(
+            "1") "</event>\n"
+                 "<event publicID=\"smi:e2\"><preferredOriginID>smi:c</preferredOriginID>"
+                 "<preferredFocalMechanismID>smi:fm2</preferredFocalMechanismID>"
+                 "<origin publicID=\"smi:b\"><time><value>2000-01-01T00:00:00Z</value></time>"
+                 "<latitude><value>10</value></latitude><longitude><value>10</value></longitude></origin>\n"
+                 "<origin publicID=\"smi:c\"><time><value>2001-01-01T00:00:01.5Z</value></time>"
+                 "<latitude><value>-10.5</value></latitude><longitude><value>-20</value></longitude></origin>\n" QML_FM(
+                     "2") "<focalMechanism publicID=\"smi:fm2\"><momentTensor><tensor>"
+                          "<Mrr><value>7</value></Mrr><Mtt><value>8</value></Mtt><Mpp><value>9</value></Mpp>"
+                          "<Mrt><value>10</value></Mrt><Mrp><value>11</value></Mrp><Mtp><value>12</value></Mtp>"
+                          "</tensor></momentTensor></focalMechanism>\n</event>\n" QML_TAIL);
     CHECK(t, axb_read_quakeml(p, &l, &err) == AXB_OK && l.n == 2);
     if (l.n == 2) {
         CHECK(t, l.src[0].m[0] == 1 && l.src[0].lon == 1 && isnan(l.src[0].depth));
@@ -441,8 +434,7 @@ static void test_quakeml(tctx *x)
         /* Instaseis: elliptic_to_geocentric_latitude(-10.5) = -10.43125699493292 */
         CHECK_CLOSE(t, s->lat, -10.43125699493292, 1e-12);
         CHECK(t, s->lon == -20 && isnan(s->depth));
-        CHECK(t, s->m[0] == 7 && s->m[1] == 8 && s->m[2] == 9 && s->m[3] == 10 && s->m[4] == 11 &&
-                     s->m[5] == 12);
+        CHECK(t, s->m[0] == 7 && s->m[1] == 8 && s->m[2] == 9 && s->m[3] == 10 && s->m[4] == 11 && s->m[5] == 12);
         CHECK(t, s->origin_time == INT64_C(978307201500000000)); /* 2001-01-01T00:00:01.5 */
     }
     axb_source_list_free(&l);
@@ -508,14 +500,14 @@ static void test_quakeml(tctx *x)
 /* ------------------------------------------------------------------------------------------ */
 /* StationXML and STATIONS                                                                    */
 
-#define SXML_HEAD                                                                                  \
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"                                                 \
-    "<FDSNStationXML xmlns=\"http://www.fdsn.org/xml/station/1\" schemaVersion=\"1.0\">\n"         \
+#define SXML_HEAD                                                                                                      \
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"                                                                     \
+    "<FDSNStationXML xmlns=\"http://www.fdsn.org/xml/station/1\" schemaVersion=\"1.0\">\n"                             \
     "<Source>test</Source><Created>2020-01-01T00:00:00</Created>\n"
 #define SXML_TAIL "</FDSNStationXML>\n"
-#define SXML_CHAN(loc, code, lat, lon)                                                            \
-    "<Channel code=\"" code "\" locationCode=\"" loc "\"><Latitude>" lat "</Latitude><Longitude>"   \
-    lon "</Longitude><Elevation>1</Elevation><Depth>0</Depth></Channel>"
+#define SXML_CHAN(loc, code, lat, lon)                                                                                 \
+    "<Channel code=\"" code "\" locationCode=\"" loc "\"><Latitude>" lat "</Latitude><Longitude>" lon                  \
+    "</Longitude><Elevation>1</Elevation><Depth>0</Depth></Channel>"
 
 static void test_stationxml(tctx *x)
 {
@@ -539,13 +531,12 @@ static void test_stationxml(tctx *x)
     }
     /* Instaseis' higher-level test: receiver moved to geographic latitude
      * geocentric_to_elliptic_latitude(42.6390) = 42.83082314080133, lon 74.4940. */
-    const char *p = put(x, "sta.xml",
-                        SXML_HEAD "<Network code=\"TA\"><Station code=\"Q56A\">"
-                        "<Latitude>42.83082314080133</Latitude><Longitude>74.494</Longitude>"
-                        "<Elevation>1</Elevation>"
-                        SXML_CHAN("", "BHZ", "42.83082314080133", "74.494")
-                        SXML_CHAN("", "BHN", "42.83082314080133", "74.494")
-                        "</Station></Network>\n" SXML_TAIL);
+    const char *p =
+        put(x, "sta.xml",
+            SXML_HEAD "<Network code=\"TA\"><Station code=\"Q56A\">"
+                      "<Latitude>42.83082314080133</Latitude><Longitude>74.494</Longitude>"
+                      "<Elevation>1</Elevation>" SXML_CHAN("", "BHZ", "42.83082314080133", "74.494")
+                          SXML_CHAN("", "BHN", "42.83082314080133", "74.494") "</Station></Network>\n" SXML_TAIL);
     CHECK(t, axb_read_stationxml(p, &l, &err) == AXB_OK && l.n == 1);
     if (l.n == 1) {
         CHECK_CLOSE(t, l.rec[0].lat, 42.639, 1e-12);
@@ -556,14 +547,18 @@ static void test_stationxml(tctx *x)
     /* Several networks; a station without channels takes its own coordinates; channels of two
      * location codes collapse; an exact repeat of a station is dropped. */
     p = put(x, "multi.xml",
-            SXML_HEAD "<Network code=\"IU\">"
+            SXML_HEAD
+            "<Network code=\"IU\">"
             "<Station code=\"ANMO\"><Latitude>34.9459</Latitude><Longitude>-106.4572</Longitude></Station>"
-            "<Station code=\"COLA\"><Latitude>0</Latitude><Longitude>0</Longitude>"
-            SXML_CHAN("00", "BHZ", "64.8736", "-147.8616") SXML_CHAN("10", "BHZ", "64.8736", "-147.8616")
-            "</Station>"
-            "<Station code=\"ANMO\"><Latitude>34.9459</Latitude><Longitude>-106.4572</Longitude></Station>"
-            "</Network>\n<Network code=\"II\"><Station code=\"AAK\"><Latitude>42.639</Latitude>"
-            "<Longitude>74.494</Longitude></Station></Network>\n" SXML_TAIL);
+            "<Station code=\"COLA\"><Latitude>0</Latitude><Longitude>0</Longitude>" SXML_CHAN("00", "BHZ", "64.8736",
+                                                                                              "-147.8616")
+                SXML_CHAN(
+                    "10", "BHZ", "64.8736",
+                    "-147.8616") "</Station>"
+                                 "<Station "
+                                 "code=\"ANMO\"><Latitude>34.9459</Latitude><Longitude>-106.4572</Longitude></Station>"
+                                 "</Network>\n<Network code=\"II\"><Station code=\"AAK\"><Latitude>42.639</Latitude>"
+                                 "<Longitude>74.494</Longitude></Station></Network>\n" SXML_TAIL);
     CHECK(t, axb_read_stationxml(p, &l, &err) == AXB_OK && l.n == 3);
     if (l.n == 3) {
         CHECK_STR(t, l.rec[0].station, "ANMO");
@@ -583,23 +578,25 @@ static void test_stationxml(tctx *x)
         const char *msg;
     } bad[] = {
         {"<Network code=\"IU\"><Station code=\"COLA\"><Latitude>0</Latitude><Longitude>0</Longitude>"
-         "\n" SXML_CHAN("00", "BHZ", "64.8736", "-147.8616") "\n"
-         SXML_CHAN("10", "BHZ", "64.8737", "-147.8616") "</Station></Network>",
+         "\n" SXML_CHAN("00", "BHZ", "64.8736", "-147.8616") "\n" SXML_CHAN("10", "BHZ", "64.8737",
+                                                                            "-147.8616") "</Station></Network>",
          AXB_ERR_FORMAT,
          ":6: the coordinates of the channels of station 'IU.COLA' are not identical "
          "(64.873699999999999, -147.86160000000001) vs (64.873599999999996, -147.86160000000001)"},
-        {"<Network code=\"IU\"><Station code=\"ANMO\"><Longitude>0</Longitude></Station></Network>",
-         AXB_ERR_FORMAT, ":4: <Station> has no <Latitude>"},
+        {"<Network code=\"IU\"><Station code=\"ANMO\"><Longitude>0</Longitude></Station></Network>", AXB_ERR_FORMAT,
+         ":4: <Station> has no <Latitude>"},
         {"<Network><Station code=\"ANMO\"><Latitude>1</Latitude><Longitude>0</Longitude></Station>"
-         "</Network>", AXB_ERR_FORMAT, ":4: <Network> has no code"},
+         "</Network>",
+         AXB_ERR_FORMAT, ":4: <Network> has no code"},
         {"<Network code=\"IU\"><Station code=\"ANMO\"><Latitude>north</Latitude><Longitude>0"
-         "</Longitude></Station></Network>", AXB_ERR_FORMAT, ":4: <Latitude>: 'north' is not a number"},
+         "</Longitude></Station></Network>",
+         AXB_ERR_FORMAT, ":4: <Latitude>: 'north' is not a number"},
         {"<Network code=\"IU\"><Station code=\"ANMO\"><Latitude>95</Latitude><Longitude>0"
-         "</Longitude></Station></Network>", AXB_ERR_RANGE,
-         ":4: station 'IU.ANMO': <Latitude>: 95 is outside -90..90"},
+         "</Longitude></Station></Network>",
+         AXB_ERR_RANGE, ":4: station 'IU.ANMO': <Latitude>: 95 is outside -90..90"},
         {"<Network code=\"IU\"><Station code=\"ABCDEFGHIJ\"><Latitude>5</Latitude><Longitude>0"
-         "</Longitude></Station></Network>", AXB_ERR_RANGE,
-         ":4: <Station>: code 'ABCDEFGHIJ' is longer than 7 characters"},
+         "</Longitude></Station></Network>",
+         AXB_ERR_RANGE, ":4: <Station>: code 'ABCDEFGHIJ' is longer than 7 characters"},
         {"<Network code=\"IU\"/>", AXB_ERR_FORMAT, ": no <Station> in any <Network>"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -635,7 +632,7 @@ static void test_stations(tctx *x)
         CHECK_STR(t, l.rec[0].network, "IU");
         CHECK_STR(t, l.rec[2].station, "AAK");
         CHECK_STR(t, l.rec[2].network, "II");
-        CHECK_CLOSE(t, l.rec[2].lat, 42.447282895793926, 1e-12); /* Instaseis, see above */
+        CHECK_CLOSE(t, l.rec[2].lat, 42.447282895793926, 1e-12);   /* Instaseis, see above */
         CHECK(t, l.rec[2].lon == 74.494 && isnan(l.rec[2].depth)); /* burial not used */
         CHECK(t, l.rec[1].lat == axb_geocentric_latitude(64.8736));
     }
@@ -649,8 +646,7 @@ static void test_stations(tctx *x)
          ":2: expected 6 fields (STA NET LAT LON ELEVATION BURIAL), found 5"},
         {"AAK II 42.6390 74.4940 1645.0 x", AXB_ERR_FORMAT, ":2: field 6 (BURIAL): 'x' is not a number"},
         {"AAK II 91 74.4940 1645.0 0", AXB_ERR_RANGE, ":2: field 3 (LAT): 91 is outside -90..90"},
-        {"ABCDEFGH II 42 74 0 0", AXB_ERR_RANGE,
-         ":2: field 1 (STA): code 'ABCDEFGH' is longer than 7 characters"},
+        {"ABCDEFGH II 42 74 0 0", AXB_ERR_RANGE, ":2: field 1 (STA): code 'ABCDEFGH' is longer than 7 characters"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char content[256];
@@ -661,8 +657,7 @@ static void test_stations(tctx *x)
         CHECK(t, l.n == 0 && l.rec == NULL);
     }
     p = put(x, "STATIONS_empty", "");
-    expect_msg(x, axb_read_stations(p, &l, &err), &err, AXB_ERR_FORMAT, p,
-               ": no stations (the file is empty)");
+    expect_msg(x, axb_read_stations(p, &l, &err), &err, AXB_ERR_FORMAT, p, ": no stations (the file is empty)");
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -678,12 +673,11 @@ static void test_srf_shared(tctx *x)
     CHECK(t, axb_read_srf(path, true, &l, &err) == AXB_OK);
     CHECK(t, l.n == 10);
     /* test_source.py: test_parse_srf_file (assert_allclose: rtol 1e-7, atol 0) */
-    const double lons[10] = {0.0,     0.99925, 1.99849, 2.99774, 3.99698,
-                             4.99623, 5.99548, 6.99472, 7.99397, 8.99322};
+    const double lons[10] = {0.0, 0.99925, 1.99849, 2.99774, 3.99698, 4.99623, 5.99548, 6.99472, 7.99397, 8.99322};
     const double ref[6] = {0.0, -3.91886976e03, 3.91886976e03, -1.19980783e-13, 1.95943488e03, 3.2e19};
     /* the same at full precision from running Instaseis */
-    const double full[6] = {0.0, -3918.8697572715305, 3918.8697572715305, -1.1998078261294862e-13,
-                            1959.4348786357652, 3.2e+19};
+    const double full[6] = {
+        0.0, -3918.8697572715305, 3918.8697572715305, -1.1998078261294862e-13, 1959.4348786357652, 3.2e+19};
     for (int64_t i = 0; i < l.n && i < 10; i++) {
         const axb_source *s = &l.src[i];
         CHECK(t, s->lat == 0.0 && s->lon == lons[i] && s->depth == 5e4);
@@ -707,13 +701,12 @@ static void test_srf_shared(tctx *x)
         CHECK_CLOSE(t, axb_moment_mw(axb_source_list_m0(&l)), 7.6034333188799375, 1e-12);
         CHECK_CLOSE(t, axb_source_list_rupture_duration(&l), 222.22222, 1e-9);
         /* test_resample_stf: dt 1, nsamp 10 (rtol 1e-7), and Instaseis' full-precision values */
-        const double sr[10] = {0.0,        1.6e-05,  3.2e-05,  4.8e-05,  6.4e-05,
-                               8.0e-05,    1.84e-04, 2.88e-04, 3.92e-04, 4.96e-04};
+        const double sr[10] = {0.0,     1.6e-05,  3.2e-05,  4.8e-05,  6.4e-05,
+                               8.0e-05, 1.84e-04, 2.88e-04, 3.92e-04, 4.96e-04};
         for (int64_t i = 0; i < l.n; i++) {
             CHECK(t, axb_source_resample_sliprate(&l.src[i], 1.0, 10, &err) == AXB_OK);
             CHECK(t, l.src[i].nsliprate == 10 && l.src[i].dt == 1.0);
-            for (int k = 0; k < 10 && l.src[i].nsliprate == 10; k++)
-                CHECK_REL(t, l.src[i].sliprate[k], sr[k], 1e-7);
+            for (int k = 0; k < 10 && l.src[i].nsliprate == 10; k++) CHECK_REL(t, l.src[i].sliprate[k], sr[k], 1e-7);
         }
         CHECK_REL(t, l.src[0].sliprate[1], 1.6000000000000003e-05, 1e-14);
         CHECK_REL(t, l.src[0].sliprate[7], 0.000288, 1e-14);
@@ -752,8 +745,7 @@ static void test_srf_shared(tctx *x)
 }
 
 /* A two-point SRF; %s slots replace the lines (see the defaults in test_srf_small). */
-static void srf_text(char *out, size_t n, const char *l3, const char *l4, const char *l5,
-                     const char *tail)
+static void srf_text(char *out, size_t n, const char *l3, const char *l4, const char *l5, const char *tail)
 {
     snprintf(out, n,
              "1.0\n"
@@ -771,8 +763,7 @@ static void test_srf_small(tctx *x)
     check_ctx *t = &x->c;
     axb_error err = AXB_ERROR_INIT;
     axb_source_list l = {0};
-    const char *L3 = "0.0 0.0 10.0 90.0 90.0 1.0e10 0.0 0.5", *L4 = "0.0 10.0 4 0.0 0 0.0 0",
-               *L5 = "0 1 1 0";
+    const char *L3 = "0.0 0.0 10.0 90.0 90.0 1.0e10 0.0 0.5", *L4 = "0.0 10.0 4 0.0 0 0.0 0", *L5 = "0 1 1 0";
     char text[2048];
     srf_text(text, sizeof text, L3, L4, L5, "");
     const char *p = put(x, "small.srf", text);
@@ -792,10 +783,8 @@ static void test_srf_small(tctx *x)
     } bad[] = {
         {NULL, "0.0 10.0 4 0.0 0 1.0 3", NULL, "", AXB_ERR_UNSUPPORTED,
          ":4: point 1: slip along the u3 axis (NT3 = 3) is not supported (as in Instaseis)"},
-        {NULL, NULL, "0 1 x 0", "", AXB_ERR_FORMAT,
-         ":5: field 3 (sliprate value 3): 'x' is not a number"},
-        {NULL, NULL, "0 1 1 0 7", "", AXB_ERR_FORMAT,
-         ":5: point 1: more than the 4 sliprate values announced"},
+        {NULL, NULL, "0 1 x 0", "", AXB_ERR_FORMAT, ":5: field 3 (sliprate value 3): 'x' is not a number"},
+        {NULL, NULL, "0 1 1 0 7", "", AXB_ERR_FORMAT, ":5: point 1: more than the 4 sliprate values announced"},
         {NULL, NULL, NULL, "PLANE 2\nPOINTS 1\n", AXB_ERR_UNSUPPORTED,
          ":11: a second POINTS block after 2 points (multi-plane SRF files are not supported)"},
         {"0.0 0.0 10.0 90.0 90.0 1.0e10 0.0 0.5 3", NULL, NULL, "", AXB_ERR_FORMAT,
@@ -807,15 +796,13 @@ static void test_srf_small(tctx *x)
          ":3: field 3 (DEP): -1 is negative (depths are below the surface)"},
         {"0.0 0.0 10.0 90.0 90.0 1.0e10 0.0 0", NULL, NULL, "", AXB_ERR_RANGE,
          ":4: point 1: sliprate sampling interval DT = 0 is not positive"},
-        {NULL, "0.0 10.0 2.5 0.0 0 0.0 0", NULL, "", AXB_ERR_FORMAT,
-         ":4: field 3 (NT1): '2.5' is not a sample count"},
+        {NULL, "0.0 10.0 2.5 0.0 0 0.0 0", NULL, "", AXB_ERR_FORMAT, ":4: field 3 (NT1): '2.5' is not a sample count"},
         {NULL, "0.0 -10.0 4 0.0 0 0.0 0", NULL, "", AXB_ERR_RANGE, ":4: point 1: negative slip -10 cm"},
-        {NULL, NULL, "0 0 0 0", "", AXB_ERR_RANGE,
-         ":4: point 1: sliprate integrates to 0 and cannot be normalised"},
+        {NULL, NULL, "0 0 0 0", "", AXB_ERR_RANGE, ":4: point 1: sliprate integrates to 0 and cannot be normalised"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        srf_text(text, sizeof text, bad[i].l3 ? bad[i].l3 : L3, bad[i].l4 ? bad[i].l4 : L4,
-                 bad[i].l5 ? bad[i].l5 : L5, bad[i].tail);
+        srf_text(text, sizeof text, bad[i].l3 ? bad[i].l3 : L3, bad[i].l4 ? bad[i].l4 : L4, bad[i].l5 ? bad[i].l5 : L5,
+                 bad[i].tail);
         p = put(x, "bad.srf", text);
         axb_error_clear(&err);
         expect_msg(x, axb_read_srf(p, true, &l, &err), &err, bad[i].code, p, bad[i].msg);
@@ -831,24 +818,21 @@ static void test_srf_small(tctx *x)
     expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p,
                ":3: unexpected end of file in point 1 of 2: the slip line missing");
     p = put(x, "nopoints.srf", "1.0\nPLANE 1\n");
-    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p,
-               ": no 'POINTS' line (not an SRF file?)");
+    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p, ": no 'POINTS' line (not an SRF file?)");
     p = put(x, "empty.srf", "");
-    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p,
-               ": no 'POINTS' line (not an SRF file?)");
+    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p, ": no 'POINTS' line (not an SRF file?)");
     p = put(x, "badpoints.srf", "POINTS x\n");
     expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p,
                ":1: 'POINTS' needs one positive number of points, found 'x'");
     p = put(x, "noslip.srf", "POINTS 1\n0 0 1 0 90 1 0 1\n0 0 0 0 0 0 0\n");
-    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p,
-               ": none of the 1 points has slip");
+    expect_msg(x, axb_read_srf(p, true, &l, &err), &err, AXB_ERR_FORMAT, p, ": none of the 1 points has slip");
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* USGS .param                                                                                */
 
-static void check_point(tctx *x, const axb_source *s, double lat, double lon, double depth,
-                        double tshift, const double m[6], const int *ks, const double *sr, int nsr)
+static void check_point(tctx *x, const axb_source *s, double lat, double lon, double depth, double tshift,
+                        const double m[6], const int *ks, const double *sr, int nsr)
 {
     check_ctx *t = &x->c;
     CHECK_CLOSE(t, s->lat, lat, 1e-12);
@@ -887,23 +871,20 @@ static void test_usgs_shared(tctx *x)
         }
         /* first point: rise 9.6 s, fall 6.4 s */
         check_point(x, &l.src[0], 26.714152559099325, 85.9416, 860.1, 107.6,
-                    (const double[6]){5.95370339333728e+17, -4.276340009522675e+17,
-                                      -1.6773633838146022e+17, 1.2904022047036298e+18,
-                                      -1.1032769740706867e+18, 2.7956037400573952e+17},
+                    (const double[6]){5.95370339333728e+17, -4.276340009522675e+17, -1.6773633838146022e+17,
+                                      1.2904022047036298e+18, -1.1032769740706867e+18, 2.7956037400573952e+17},
                     ks,
-                    (const double[8]){0.0, 3.346328272713778e-05, 0.000834791744695064,
-                                      0.06658769557688395, 0.1243235318727988, 0.1237990800252019,
-                                      0.00737992097822783, 0.0},
+                    (const double[8]){0.0, 3.346328272713778e-05, 0.000834791744695064, 0.06658769557688395,
+                                      0.1243235318727988, 0.1237990800252019, 0.00737992097822783, 0.0},
                     8);
         /* last point: rise 1.6 s, fall 1.6 s */
-        check_point(x, &l.src[120], 28.672198991347226, 84.7286, 26907.3, 41.6,
-                    (const double[6]){5.3678636613487296e+17, -6.348582979541638e+17,
-                                      9.807193181929106e+16, 1.9434432299527734e+18,
-                                      6.780334379374432e+17, 4.286167484253189e+16},
-                    ks,
-                    (const double[8]){0.0, 0.0007523864574692646, 0.018449802445569558,
-                                      0.1257671371849801, 0.0, 0.0, 0.0, 0.0},
-                    8);
+        check_point(
+            x, &l.src[120], 28.672198991347226, 84.7286, 26907.3, 41.6,
+            (const double[6]){5.3678636613487296e+17, -6.348582979541638e+17, 9.807193181929106e+16,
+                              1.9434432299527734e+18, 6.780334379374432e+17, 4.286167484253189e+16},
+            ks,
+            (const double[8]){0.0, 0.0007523864574692646, 0.018449802445569558, 0.1257671371849801, 0.0, 0.0, 0.0, 0.0},
+            8);
         CHECK_STR(t, l.src[120].name, "subfault_000121");
     }
     axb_source_list_free(&l);
@@ -924,30 +905,26 @@ static void test_usgs_shared(tctx *x)
             CHECK_CLOSE(t, l.src[h].depth, 21887.4, 1e-9);
         }
         check_point(x, &l.src[0], -20.76002428280144, -70.8728, 17218.5, 94.0,
-                    (const double[6]){5.3704515865193344e+17, -4569028151720879.0,
-                                      -5.324761305002126e+17, 2.7799317250612324e+16,
-                                      -1.0753172972389504e+18, 7.13612181371138e+16},
+                    (const double[6]){5.3704515865193344e+17, -4569028151720879.0, -5.324761305002126e+17,
+                                      2.7799317250612324e+16, -1.0753172972389504e+18, 7.13612181371138e+16},
                     ks,
-                    (const double[8]){0.0, 2.698177743924569e-06, 6.743347900931084e-05,
-                                      0.006529930357088312, 0.023254199237667805,
-                                      0.023663657977372063, 0.044956776889267504, 0.0},
+                    (const double[8]){0.0, 2.698177743924569e-06, 6.743347900931084e-05, 0.006529930357088312,
+                                      0.023254199237667805, 0.023663657977372063, 0.044956776889267504, 0.0},
                     8);
         check_point(x, &l.src[399], -18.447964750994192, -70.034, 70943.4, 86.0,
-                    (const double[6]){6.124079971169697e+18, -1.393332755446505e+16,
-                                      -6.110146643615233e+18, -2.5478226073484102e+17,
-                                      -5.332703631894062e+18, 7.354951876370225e+17},
+                    (const double[6]){6.124079971169697e+18, -1.393332755446505e+16, -6.110146643615233e+18,
+                                      -2.5478226073484102e+17, -5.332703631894062e+18, 7.354951876370225e+17},
                     ks,
-                    (const double[8]){0.0, 2.0985728748474084e-06, 5.244212895690202e-05,
-                                      0.005019343824583409, 0.017251464440078336,
-                                      0.017537839005451777, 0.03122175468950487, 0.0},
+                    (const double[8]){0.0, 2.0985728748474084e-06, 5.244212895690202e-05, 0.005019343824583409,
+                                      0.017251464440078336, 0.017537839005451777, 0.03122175468950487, 0.0},
                     8);
     }
     axb_source_list_free(&l);
 }
 
 #define PARAM_HEAD "#Total number of fault_segments=     1\n"
-#define PARAM_SEG(n)                                                                               \
-    "#Fault_segment =   " #n " nx(Along-strike)=  1 Dx= 20.00km ny(downdip)=  1 Dy= 15.00km\n"       \
+#define PARAM_SEG(n)                                                                                                   \
+    "#Fault_segment =   " #n " nx(Along-strike)=  1 Dx= 20.00km ny(downdip)=  1 Dy= 15.00km\n"                         \
     "#Lat. Lon. depth slip rake strike dip t_rup t_ris t_fal mo\n"
 #define PARAM_PT "26.869 85.9416 0.8601 18.14968 75.1493 295.0 10.0 107.6 9.6 6.4 1.800902e+25\n"
 
@@ -981,20 +958,19 @@ static void test_usgs_small(tctx *x)
          ":1: not a USGS .param file: the first line must start with '#Total number of fault_segments'"},
         {"#Total number of fault_segments= x\n", 10000, AXB_ERR_FORMAT,
          ":1: the number of fault segments must be one positive integer"},
-        {PARAM_HEAD PARAM_SEG(1) "26.869 85.9416 0.8601 18.1 75.1 295.0 10.0 107.6 9.6 6.4\n", 10000,
-         AXB_ERR_FORMAT,
+        {PARAM_HEAD PARAM_SEG(1) "26.869 85.9416 0.8601 18.1 75.1 295.0 10.0 107.6 9.6 6.4\n", 10000, AXB_ERR_FORMAT,
          ":4: expected 11 values (lat lon depth slip rake strike dip t_rup t_ris t_fal mo), found 10"},
-        {PARAM_HEAD PARAM_SEG(1) "26.869 85.9416 0.8601 x 75.1 295.0 10.0 107.6 9.6 6.4 1e25\n", 10000,
-         AXB_ERR_FORMAT, ":4: field 4 (slip): 'x' is not a number"},
-        {PARAM_HEAD PARAM_SEG(1) "91 85.9416 0.8601 1 75.1 295.0 10.0 107.6 9.6 6.4 1e25\n", 10000,
-         AXB_ERR_RANGE, ":4: field 1 (lat): 91 is outside -90..90"},
-        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 -1 9.6 6.4 1e25\n", 10000,
-         AXB_ERR_RANGE, ":4: field 8 (t_rup): negative rupture time -1 is not supported"},
+        {PARAM_HEAD PARAM_SEG(1) "26.869 85.9416 0.8601 x 75.1 295.0 10.0 107.6 9.6 6.4 1e25\n", 10000, AXB_ERR_FORMAT,
+         ":4: field 4 (slip): 'x' is not a number"},
+        {PARAM_HEAD PARAM_SEG(1) "91 85.9416 0.8601 1 75.1 295.0 10.0 107.6 9.6 6.4 1e25\n", 10000, AXB_ERR_RANGE,
+         ":4: field 1 (lat): 91 is outside -90..90"},
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 -1 9.6 6.4 1e25\n", 10000, AXB_ERR_RANGE,
+         ":4: field 8 (t_rup): negative rupture time -1 is not supported"},
         {PARAM_HEAD PARAM_SEG(1) PARAM_PT, 10, AXB_ERR_RANGE,
          ":4: rise + fall time 16 s is longer than the 10 samples at 0.1 s of the sliprate; use more "
          "samples"},
-        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 -1e25\n", 10000,
-         AXB_ERR_RANGE, ":4: field 11 (mo): negative moment -1e+25"},
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 -1e25\n", 10000, AXB_ERR_RANGE,
+         ":4: field 11 (mo): negative moment -1e+25"},
         {"#Total number of fault_segments=     2\n" PARAM_SEG(1) PARAM_PT, 10000, AXB_ERR_FORMAT,
          ": fault segment 2 of 2 has no '#Lat. Lon. depth' table (truncated file?)"},
         {PARAM_HEAD PARAM_SEG(1) PARAM_PT PARAM_SEG(2) PARAM_PT, 10000, AXB_ERR_FORMAT,
@@ -1004,8 +980,7 @@ static void test_usgs_small(tctx *x)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = put(x, "bad.param", bad[i].text);
         axb_error_clear(&err);
-        expect_msg(x, axb_read_usgs_param(p, bad[i].npts, 0.1, 1.0, &l, &err), &err, bad[i].code, p,
-                   bad[i].msg);
+        expect_msg(x, axb_read_usgs_param(p, bad[i].npts, 0.1, 1.0, &l, &err), &err, bad[i].code, p, bad[i].msg);
         CHECK(t, l.n == 0 && l.src == NULL);
     }
     p = put(x, "ok.param", PARAM_HEAD PARAM_SEG(1) PARAM_PT);

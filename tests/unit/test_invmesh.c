@@ -112,7 +112,7 @@ static void test_voxels(check_ctx *T)
         const double b[3] = {p3[0] - p0[0], p3[1] - p0[1], p3[2] - p0[2]};
         const double h[3] = {p4[0] - p0[0], p4[1] - p0[1], p4[2] - p0[2]};
         const double triple = (a[1] * b[2] - a[2] * b[1]) * h[0] + (a[2] * b[0] - a[0] * b[2]) * h[1] +
-                              (a[0] * b[1] - a[1] * b[0]) * h[2];
+            (a[0] * b[1] - a[1] * b[0]) * h[2];
         bad += !(triple > 0) || !(hypot(hypot(p4[0], p4[1]), p4[2]) > hypot(hypot(p0[0], p0[1]), p0[2]));
     }
     CHECK(T, bad == 0);
@@ -129,7 +129,7 @@ static void test_voxels(check_ctx *T)
         axb_invmesh_map_point(&m, c, q, x, NULL);
         const double r = hypot(hypot(x[0], x[1]), x[2]), th = acos(x[2] / r), lon = atan2(x[1], x[0]);
         outside += r < b[0] - 1e-6 || r > b[1] + 1e-6 || th < b[2] - 1e-12 || th > b[3] + 1e-12 || lon < b[4] - 1e-12 ||
-                   lon > b[5] + 1e-12;
+            lon > b[5] + 1e-12;
         s += r * r;
     }
     CHECK(T, outside == 0);
@@ -185,9 +185,10 @@ static void test_readers(check_ctx *T, const char *dir)
     axb_invmesh_free(&m);
 
     /* node ids as written, in another order; comments, an unrelated block */
-    write_file(inp, "** Cubit export\n*HEADING\nmesh\n*NODE\n 20, 100, 100, 6100\n 7, 0, 0, 6000\n 8, 100, 0, 6000\n"
-                    " 9, 0, 100, 6000\n 11, 0, 0, 6100\n*ELEMENT, TYPE=C3D4, ELSET=EB1\n1, 7, 8, 9, 11\n2, 8, 9, 11, 20\n"
-                    "*NSET, NSET=ALL\n7, 8\n");
+    write_file(inp,
+               "** Cubit export\n*HEADING\nmesh\n*NODE\n 20, 100, 100, 6100\n 7, 0, 0, 6000\n 8, 100, 0, 6000\n"
+               " 9, 0, 100, 6000\n 11, 0, 0, 6100\n*ELEMENT, TYPE=C3D4, ELSET=EB1\n1, 7, 8, 9, 11\n2, 8, 9, 11, 20\n"
+               "*NSET, NSET=ALL\n7, 8\n");
     CHECK(T, axb_read_abaqus_mesh(inp, &m, &err) == AXB_OK);
     /* the same cells, vertices in the order written */
     bool ok = m.ncell == 2 && m.nvert == 5;
@@ -195,15 +196,19 @@ static void test_readers(check_ctx *T, const char *dir)
         static const int64_t want[2][4] = {{0, 1, 2, 3}, {1, 2, 3, 4}};
         for (int j = 0; j < 4; j++) {
             const double *x = m.vert + 3 * m.cell[4 * c + j];
-            ok = ok && fabs(x[0] - TWO_TETS[want[c][j]][0] * 1e3) < 1e-6 && fabs(x[2] - TWO_TETS[want[c][j]][2] * 1e3) < 1e-6;
+            ok = ok && fabs(x[0] - TWO_TETS[want[c][j]][0] * 1e3) < 1e-6 &&
+                fabs(x[2] - TWO_TETS[want[c][j]][2] * 1e3) < 1e-6;
         }
     }
     CHECK(T, ok);
     axb_invmesh_free(&m);
 
-    write_file(msh, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 0 1 1\n1 0 0 0 1 1 1 0 0\n1 0 0 0 1 1 1 0 0\n$EndEntities\n"
-                    "$Nodes\n2 5 1 5\n2 1 0 3\n1\n2\n3\n0 0 6000\n100 0 6000\n0 100 6000\n3 1 0 2\n4\n5\n0 0 6100\n100 100 6100\n$EndNodes\n"
-                    "$Elements\n2 3 1 3\n2 1 2 1\n1 1 2 3\n3 1 4 2\n2 1 2 3 4\n3 2 3 4 5\n$EndElements\n");
+    write_file(
+        msh,
+        "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 0 1 1\n1 0 0 0 1 1 1 0 0\n1 0 0 0 1 1 1 0 0\n$EndEntities\n"
+        "$Nodes\n2 5 1 5\n2 1 0 3\n1\n2\n3\n0 0 6000\n100 0 6000\n0 100 6000\n3 1 0 2\n4\n5\n0 0 6100\n100 100 "
+        "6100\n$EndNodes\n"
+        "$Elements\n2 3 1 3\n2 1 2 1\n1 1 2 3\n3 1 4 2\n2 1 2 3 4\n3 2 3 4 5\n$EndElements\n");
     CHECK(T, axb_read_gmsh_mesh(msh, &m, &err) == AXB_OK && same_mesh(&m));
     if (err.msg[0]) fprintf(stderr, "%s\n", err.msg);
     axb_invmesh_free(&m);
@@ -244,8 +249,9 @@ static void test_readers(check_ctx *T, const char *dir)
     write_file(msh, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n");
     CHECK(T, axb_read_gmsh_mesh(msh, &m, &err) == AXB_ERR_UNSUPPORTED);
     CHECK_CONTAINS(T, err.msg, "only 4.1");
-    write_file(msh, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1 1 1\n3 1 0 1\n1\n0 0 0\n$EndNodes\n"
-                    "$Elements\n1 1 1 1\n3 1 5 1\n1 1 1 1 1 1 1 1 1\n$EndElements\n");
+    write_file(msh,
+               "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1 1 1\n3 1 0 1\n1\n0 0 0\n$EndNodes\n"
+               "$Elements\n1 1 1 1\n3 1 5 1\n1 1 1 1 1 1 1 1 1\n$EndElements\n");
     CHECK(T, axb_read_gmsh_mesh(msh, &m, &err) == AXB_ERR_UNSUPPORTED);
     CHECK_CONTAINS(T, err.msg, "3-D element type 5");
     write_file(msh, "hello\n");

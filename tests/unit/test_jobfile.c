@@ -29,8 +29,9 @@ int main(void)
     char path[] = "/tmp/axb-job-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    write_file(path, "# a job\ndb: /data/prem a\npairs: 'in/pairs.txt'\ndt: 0.5\nremove_source_shift: false\n"
-                     "components: ZNE   # comment\n");
+    write_file(path,
+               "# a job\ndb: /data/prem a\npairs: 'in/pairs.txt'\ndt: 0.5\nremove_source_shift: false\n"
+               "components: ZNE   # comment\n");
     axb_job job;
     axb_error err = AXB_ERROR_INIT;
     CHECK_MSG(&T, axb_job_read(path, &job, &err) == AXB_OK, "%s", err.msg);

@@ -212,7 +212,9 @@ static void test_strain(check_ctx *T, bool axis)
                     want[2] = 2 * a * s * z;
                     want[4] = 0.5 * (0 + a * z * z);
                     if (exc == AXB_EXC_MONOPOLE) {
-                        want[1] = a * s; want[3] = 0; want[5] = 0;
+                        want[1] = a * s;
+                        want[3] = 0;
+                        want[5] = 0;
                     } else if (exc == AXB_EXC_DIPOLE) { /* reference notes §2.7 table */
                         want[1] = a * s - a * z;
                         want[3] = -0.5 * (a * z * z + a * s);
@@ -222,11 +224,10 @@ static void test_strain(check_ctx *T, bool axis)
                         want[3] = -a * z * z - 0.5 * a * s;
                         want[5] = (0.5 * a * z - a * s) - 0.5 * a * z;
                     }
-                    for (int c = 0; c < 6; c++)
-                        worst = fmax(worst, fabs(E[c * fl + (i * 5 + j) * nt + t] - want[c]));
+                    for (int c = 0; c < 6; c++) worst = fmax(worst, fabs(E[c * fl + (i * 5 + j) * nt + t] - want[c]));
                 }
-        CHECK_MSG(T, worst < 1e-10, "%s element, excitation %d: strain off by %g",
-                  axis ? "axis" : "interior", exc, worst);
+        CHECK_MSG(T, worst < 1e-10, "%s element, excitation %d: strain off by %g", axis ? "axis" : "interior", exc,
+                  worst);
     }
     free(u);
     free(E);
@@ -237,7 +238,8 @@ static void test_geometry(check_ctx *T)
 {
     CHECK_CLOSE(T, axb_geo_distance_deg(0, 0, 0, 90), 90, 1e-12);
     CHECK_CLOSE(T, axb_geo_distance_deg(10, 20, -10, -160), 180, 1e-9);
-    CHECK_CLOSE(T, axb_geo_distance_deg(89.91, 0, 42.639, 74.494), axb_geo_distance_deg(42.639, 74.494, 89.91, 0), 1e-12);
+    CHECK_CLOSE(T, axb_geo_distance_deg(89.91, 0, 42.639, 74.494), axb_geo_distance_deg(42.639, 74.494, 89.91, 0),
+                1e-12);
     /* rotating to a pole: colatitude in the new frame = epicentral distance */
     double worst = 0;
     for (int q = 0; q < 100; q++) {

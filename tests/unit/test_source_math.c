@@ -11,7 +11,7 @@
 #include "axibulk/source.h"
 #include "check.h"
 
-#define CHECK_REL(T, a, b, rtol) CHECK_CLOSE(T, a, b, (rtol) * fabs((double)(b)))
+#define CHECK_REL(T, a, b, rtol) CHECK_CLOSE(T, a, b, (rtol)*fabs((double)(b)))
 
 static const double PI = 3.14159265358979323846;
 
@@ -81,8 +81,8 @@ static void test_strike_dip_rake(check_ctx *t)
     /* Instaseis' docstring example from_strike_dip_rake(strike 79, dip 10, rake 20, M0 1e17),
      * full precision from running it: */
     axb_moment_from_strike_dip_rake(79, 10, 20, 1e17, m);
-    const double ref[6] = {1.16977778440511e+16,  -1.7384561518645494e+16, 5686783674594394.0,
-                           -4.920667030548107e+16, 8.470892403465307e+16,  1.2938374674435482e+16};
+    const double ref[6] = {1.16977778440511e+16,   -1.7384561518645494e+16, 5686783674594394.0,
+                           -4.920667030548107e+16, 8.470892403465307e+16,   1.2938374674435482e+16};
     for (int c = 0; c < 6; c++) CHECK_REL(t, m[c], ref[c], 1e-13);
 
     /* A double couple has the scalar moment it was built with, whatever the angles; trace 0. */
@@ -124,8 +124,7 @@ static void test_asymmetric_cosine(check_ctx *t)
     CHECK(t, s[12] == 0.0 && s[19] == 0.0);
     for (int k = 0; k < 20; k++) {
         const double tk = 0.5 * k;
-        const double ref = tk <= 2 ? (1 - cos(PI * tk / 2)) / 5
-                           : tk <= 5 ? (1 - cos(PI * (tk + 1) / 3)) / 5 : 0.0;
+        const double ref = tk <= 2 ? (1 - cos(PI * tk / 2)) / 5 : tk <= 5 ? (1 - cos(PI * (tk + 1) / 3)) / 5 : 0.0;
         CHECK_CLOSE(t, s[k], ref, 1e-15);
     }
     /* unit area: ∫ rise = trise, ∫ fall = tfall, divided by their sum; trapezoid at dt = 1 ms */

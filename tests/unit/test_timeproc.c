@@ -85,10 +85,13 @@ static const double SRC_SHIFT = 173.07391357421875;
 enum { NPTS_DB = 73, SRC_SHIFT_SAMPLES = 7 };
 
 /* |a − b| <= rel·|b| (+ tiny absolute floor for exact zeros). */
-#define CHECK_REL(T, a, b, rel) CHECK_CLOSE(T, a, b, (rel) * fabs((double)(b)) + 1e-300)
+#define CHECK_REL(T, a, b, rel) CHECK_CLOSE(T, a, b, (rel)*fabs((double)(b)) + 1e-300)
 
 /* Running maximum of errors that a NaN turns into +inf (fmax would drop the NaN). */
-static double worst(double e, double d) { return isnan(d) ? INFINITY : d > e ? d : e; }
+static double worst(double e, double d)
+{
+    return isnan(d) ? INFINITY : d > e ? d : e;
+}
 
 static double maxabs(const double *x, int64_t n)
 {
@@ -107,9 +110,14 @@ static void ref_trace(double *x)
 
 static axb_time_params db_params(double dt, int kw, bool remove, bool reconv)
 {
-    return (axb_time_params){.dt_db = DT_DB, .npts_db = NPTS_DB, .src_shift = SRC_SHIFT,
-                             .src_shift_samples = SRC_SHIFT_SAMPLES, .dt = dt, .kernelwidth = kw,
-                             .remove_source_shift = remove, .reconvolve_stf = reconv};
+    return (axb_time_params){.dt_db = DT_DB,
+                             .npts_db = NPTS_DB,
+                             .src_shift = SRC_SHIFT,
+                             .src_shift_samples = SRC_SHIFT_SAMPLES,
+                             .dt = dt,
+                             .kernelwidth = kw,
+                             .remove_source_shift = remove,
+                             .reconvolve_stf = reconv};
 }
 
 static axb_status win_compute(axb_time_params p, axb_time_window *w, axb_error *err)
@@ -148,21 +156,24 @@ static void test_window_testdb(check_ctx *T)
 
     /* dt None: ref 7, npts 66 (73 without removal), shift 0, endtime origin + 65·dt_db. */
     for (int kw = 2; kw <= 5; kw += 3) {
-        CHECK(T, axb_time_window_compute(&(axb_time_params){.dt_db = DT_DB, .npts_db = 73,
-                                                            .src_shift = SRC_SHIFT,
-                                                            .src_shift_samples = 7,
-                                                            .kernelwidth = kw,
-                                                            .remove_source_shift = true},
-                                         &w, &err) == AXB_OK);
+        CHECK(T,
+              axb_time_window_compute(&(axb_time_params){.dt_db = DT_DB,
+                                                         .npts_db = 73,
+                                                         .src_shift = SRC_SHIFT,
+                                                         .src_shift_samples = 7,
+                                                         .kernelwidth = kw,
+                                                         .remove_source_shift = true},
+                                      &w, &err) == AXB_OK);
         CHECK(T, !w.resample && w.dt_out == DT_DB && w.ref_sample == 7 && w.npts == 66);
         CHECK(T, w.npts_before_shift_removal == 73 && w.samples_cut_at_end == 0);
         CHECK(T, w.time_shift_at_beginning == 0.0 && w.start_offset == 0.0);
         CHECK(T, w.start_offset + (w.npts - 1) * w.dt_out == 65 * DT_DB);
     }
-    CHECK(T, axb_time_window_compute(&(axb_time_params){.dt_db = DT_DB, .npts_db = 73,
-                                                        .src_shift = SRC_SHIFT,
-                                                        .src_shift_samples = 7, .kernelwidth = 5},
-                                     &w, &err) == AXB_OK);
+    CHECK(T,
+          axb_time_window_compute(
+              &(axb_time_params){
+                  .dt_db = DT_DB, .npts_db = 73, .src_shift = SRC_SHIFT, .src_shift_samples = 7, .kernelwidth = 5},
+              &w, &err) == AXB_OK);
     CHECK(T, w.ref_sample == 7 && w.npts == 73 && w.npts_before_shift_removal == 73);
     CHECK(T, w.start_offset == -7 * DT_DB);
     CHECK(T, w.start_offset + (w.npts - 1) * w.dt_out == 65 * DT_DB);
@@ -182,21 +193,20 @@ static void test_window_testdb(check_ctx *T)
     for (int i = 0; i < 3; i++)
         for (int rm = 0; rm < 2; rm++) {
             CHECK(T, win_compute(db_params(12.0, kws[i], rm, false), &w, &err) == AXB_OK);
-            CHECK_MSG(T, w.samples_cut_at_end == cut[i] && w.ref_sample == 14 &&
-                             w.npts_before_shift_removal == before[i] &&
-                             w.npts == before[i] - (rm ? 14 : 0),
-                      "a=%d rm=%d: cut %d ref %d before %lld npts %lld", kws[i], rm,
-                      w.samples_cut_at_end, w.ref_sample, (long long)w.npts_before_shift_removal,
-                      (long long)w.npts);
+            CHECK_MSG(T,
+                      w.samples_cut_at_end == cut[i] && w.ref_sample == 14 &&
+                          w.npts_before_shift_removal == before[i] && w.npts == before[i] - (rm ? 14 : 0),
+                      "a=%d rm=%d: cut %d ref %d before %lld npts %lld", kws[i], rm, w.samples_cut_at_end, w.ref_sample,
+                      (long long)w.npts_before_shift_removal, (long long)w.npts);
             CHECK(T, w.time_shift_at_beginning == 5.07391357);
-            CHECK(T, axb_py_round(w.time_shift_at_beginning, 4) ==
-                         axb_py_round(axb_py_mod((7 * DT_DB) / 12.0, 1) * 12.0, 4));
+            CHECK(T,
+                  axb_py_round(w.time_shift_at_beginning, 4) ==
+                      axb_py_round(axb_py_mod((7 * DT_DB) / 12.0, 1) * 12.0, 4));
             CHECK(T, w.start_offset == (rm ? 0.0 : -14 * 12.0));
             /* endtime = origin + int((int(65·dt_db/12)·12 − a·dt_db)/12)·12 */
             const double endtime_with_dt = (double)(int)((65 * DT_DB) / 12.0) * 12.0;
             const double endtime_minus_a = endtime_with_dt - kws[i] * DT_DB;
-            CHECK(T, w.start_offset + (double)(w.npts - 1) * 12.0 ==
-                         (double)(int)(endtime_minus_a / 12.0) * 12.0);
+            CHECK(T, w.start_offset + (double)(w.npts - 1) * 12.0 == (double)(int)(endtime_minus_a / 12.0) * 12.0);
         }
 
     /* test_remove_samples_at_end_for_interpolation: npts = int(65·dt_db/12) + 1 − 3/5/7. */
@@ -213,14 +223,14 @@ static void test_window_testdb(check_ctx *T)
     const int rbefore[3] = {146, 144, 134};
     for (int i = 0; i < 3; i++) {
         CHECK(T, win_compute(db_params(12.0, kws[i], false, true), &w, &err) == AXB_OK);
-        CHECK(T, w.samples_cut_at_end == cut[i] && w.ref_sample == 0 && w.npts == rbefore[i] &&
-                     w.npts_before_shift_removal == rbefore[i] &&
-                     w.time_shift_at_beginning == 0.0 && w.start_offset == 0.0);
+        CHECK(T,
+              w.samples_cut_at_end == cut[i] && w.ref_sample == 0 && w.npts == rbefore[i] &&
+                  w.npts_before_shift_removal == rbefore[i] && w.time_shift_at_beginning == 0.0 &&
+                  w.start_offset == 0.0);
         /* Instaseis' endtime: int((int(72·dt_db/12)·12 − cut)/12)·12, the cut written as
          * ceil(a·dt_db/12)·12 for a = 1 and as a·dt_db for a = 2, 7. */
         const double endtime_with_dt = (double)(int)((72 * DT_DB) / 12.0) * 12.0;
-        const double minus_a = endtime_with_dt - (kws[i] == 1 ? ceil(kws[i] * DT_DB / 12.0) * 12.0
-                                                               : kws[i] * DT_DB);
+        const double minus_a = endtime_with_dt - (kws[i] == 1 ? ceil(kws[i] * DT_DB / 12.0) * 12.0 : kws[i] * DT_DB);
         CHECK(T, (double)(w.npts - 1) * 12.0 == (double)(int)(minus_a / 12.0) * 12.0);
     }
 
@@ -246,8 +256,9 @@ static void test_window_errors(check_ctx *T)
     axb_error_clear(&err);
     p = db_params(25.0, 12, true, false);
     CHECK(T, axb_time_window_compute(&p, &w, &err) == AXB_ERR_RANGE);
-    CHECK_CONTAINS(T, err.msg, "The database is sampled with a sample spacing of 24.725 seconds. "
-                               "You must not pass a 'dt' larger than that");
+    CHECK_CONTAINS(T, err.msg,
+                   "The database is sampled with a sample spacing of 24.725 seconds. "
+                   "You must not pass a 'dt' larger than that");
     const double bad_dt[3] = {NAN, INFINITY, -INFINITY};
     for (int i = 0; i < 3; i++) {
         axb_error_clear(&err);
@@ -311,14 +322,11 @@ static void test_lanczos_obspy(check_ctx *T)
      * actual differences at up to 8e-9. */
     const double data[10] = {0.92961609, 0.31637555, 0.18391881, 0.20456028, 0.56772503,
                              0.5955447,  0.96451452, 0.6531771,  0.74890664, 0.65356987};
-    const double exp1[21] = {0.92961609, 0.55712768, 0.31720733, 0.24275977, 0.17825931,
-                             0.16750234, 0.17561933, 0.20626905, 0.37726064, 0.5647072,
-                             0.47145546, 0.59222238, 0.58665834, 0.91241347, 0.79909224,
-                             0.61631275, 0.61258393, 0.61611633, 0.73239733, 0.56371682,
-                             0.65356987};
-    const double exp2[13] = {0.92961609, 0.54632548, 0.14335148, 0.19675436, 0.19030867,
-                             0.41722415, 0.60644459, 0.6018648,  0.88751628, 0.90970863,
-                             0.58602723, 0.71521445, 0.83288791};
+    const double exp1[21] = {0.92961609, 0.55712768, 0.31720733, 0.24275977, 0.17825931, 0.16750234, 0.17561933,
+                             0.20626905, 0.37726064, 0.5647072,  0.47145546, 0.59222238, 0.58665834, 0.91241347,
+                             0.79909224, 0.61631275, 0.61258393, 0.61611633, 0.73239733, 0.56371682, 0.65356987};
+    const double exp2[13] = {0.92961609, 0.54632548, 0.14335148, 0.19675436, 0.19030867, 0.41722415, 0.60644459,
+                             0.6018648,  0.88751628, 0.90970863, 0.58602723, 0.71521445, 0.83288791};
     double out[21];
     axb_lanczos_resample(data, 10, 1.0, 0.0, 0.45, 21, 1, out);
     for (int i = 0; i < 21; i++) CHECK_CLOSE(T, out[i], exp1[i], 1e-9 + 1e-7 * fabs(exp1[i]));
@@ -335,8 +343,7 @@ static void test_lanczos_obspy(check_ctx *T)
     axb_lanczos_resample(x, N, odt, 10 * odt, ndt, n1, 20, y);
     axb_lanczos_resample(y, n1, ndt, 10 * odt, odt, n2, 20, z);
     double e = 0.0;
-    for (int i = 0; i < 400; i++)
-        e = worst(e, fabs(x[220 + i] - z[200 + i]) / (1e-4 + 1e-4 * fabs(z[200 + i])));
+    for (int i = 0; i < 400; i++) e = worst(e, fabs(x[220 + i] - z[200 + i]) / (1e-4 + 1e-4 * fabs(z[200 + i])));
     CHECK_MSG(T, e <= 1.0, "round trip error ratio %g", e);
     free(x);
     free(y);
@@ -348,16 +355,12 @@ static void test_lanczos_python(check_ctx *T)
     /* Python (script in the header): ObsPy's loop, Test-DB axis dt_db → 12 s from 5.07391357 s,
      * outputs 0, 16, …, 144. Same IEEE operations → equal up to libm sin differences: 4e-16
      * absolute (the trace's peak is ~0.6, so a few ulps). */
-    static const double ref12[10] = {0.11062671979275793,  0.06649910225747485,
-                                     -0.34351630517069126, 0.6009737331908741,
-                                     -0.03333553901079367, -0.3357262930386895,
-                                     0.044523201538274375, 0.01723200026181823,
-                                     0.08601254968514159,  -0.04977271222184229};
-    static const double ref1[10] = {0.09272612823240334,  0.06586654797422759,
-                                    -0.31166120553249915, 0.484335629866813,
-                                    0.014676980452565176, -0.34062240582920006,
-                                    0.04028738109069843,  0.010713880619175113,
-                                    0.06812817735786277,  -0.0516617737006801};
+    static const double ref12[10] = {
+        0.11062671979275793, 0.06649910225747485,  -0.34351630517069126, 0.6009737331908741,  -0.03333553901079367,
+        -0.3357262930386895, 0.044523201538274375, 0.01723200026181823,  0.08601254968514159, -0.04977271222184229};
+    static const double ref1[10] = {
+        0.09272612823240334,  0.06586654797422759, -0.31166120553249915, 0.484335629866813,   0.014676980452565176,
+        -0.34062240582920006, 0.04028738109069843, 0.010713880619175113, 0.06812817735786277, -0.0516617737006801};
     double trace[NPTS_DB], out[145], out_plan[145];
     ref_trace(trace);
     axb_error err = AXB_ERROR_INIT;
@@ -368,8 +371,7 @@ static void test_lanczos_python(check_ctx *T)
         for (int k = 0; k < 10; k++) CHECK_CLOSE(T, out[16 * k], ref[k], 4e-16);
         /* The planned weights give the same numbers to one rounding per tap (~1e-16 of peak). */
         axb_lanczos_plan *lp = NULL;
-        CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, 5.07391357, 12.0, 145, a, &lp, &err) ==
-                     AXB_OK);
+        CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, 5.07391357, 12.0, 145, a, &lp, &err) == AXB_OK);
         if (lp == NULL) continue;
         axb_lanczos_plan_apply(lp, trace, out_plan);
         double e = 0.0;
@@ -428,12 +430,10 @@ static void test_lanczos_properties(check_ctx *T)
     /* Plan checks are ObsPy's: no extrapolation, a >= 1. */
     axb_error err = AXB_ERROR_INIT;
     axb_lanczos_plan *lp = NULL;
-    CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, 0.0, 12.0, 150, 12, &lp, &err) ==
-                 AXB_ERR_RANGE && lp == NULL);
+    CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, 0.0, 12.0, 150, 12, &lp, &err) == AXB_ERR_RANGE && lp == NULL);
     CHECK_CONTAINS(T, err.msg, "no extrapolation");
     axb_error_clear(&err);
-    CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, -1.0, 12.0, 10, 12, &lp, &err) ==
-                 AXB_ERR_RANGE);
+    CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, -1.0, 12.0, 10, 12, &lp, &err) == AXB_ERR_RANGE);
     axb_error_clear(&err);
     CHECK(T, axb_lanczos_plan_create(NPTS_DB, DT_DB, 0.0, 12.0, 10, 0, &lp, &err) == AXB_ERR_ARG);
     CHECK_CONTAINS(T, err.msg, "a = 0");
@@ -451,15 +451,13 @@ static void test_lanczos_properties(check_ctx *T)
 static void test_gradient(check_ctx *T)
 {
     /* Python numpy.gradient(trace, 12.0) at 0, 1, 36, 71, 72: same expressions → exact. */
-    static const double ref[5] = {6.12007552297777e-05, 6.0044010760984534e-05,
-                                  0.0048825534661858195, 0.0049102256903177195,
-                                  0.004816422714903679};
+    static const double ref[5] = {6.12007552297777e-05, 6.0044010760984534e-05, 0.0048825534661858195,
+                                  0.0049102256903177195, 0.004816422714903679};
     static const int at[5] = {0, 1, 36, 71, 72};
     double trace[NPTS_DB], g[NPTS_DB];
     ref_trace(trace);
     axb_gradient(trace, NPTS_DB, 12.0, g);
-    for (int k = 0; k < 5; k++)
-        CHECK_MSG(T, g[at[k]] == ref[k], "%.17g vs %.17g", g[at[k]], ref[k]);
+    for (int k = 0; k < 5; k++) CHECK_MSG(T, g[at[k]] == ref[k], "%.17g vs %.17g", g[at[k]], ref[k]);
     /* In place gives the same bits. */
     double h[NPTS_DB];
     memcpy(h, trace, sizeof h);
@@ -502,10 +500,8 @@ static void test_time_finish(check_ctx *T)
     double trace[NPTS_DB];
     ref_trace(trace);
     /* ObsPy's Lanczos values at outputs 16, 32, …, 112 (Python, see test_lanczos_python). */
-    static const double ref12[7] = {0.06649910225747485,  -0.34351630517069126,
-                                    0.6009737331908741,   -0.03333553901079367,
-                                    -0.3357262930386895,  0.044523201538274375,
-                                    0.01723200026181823};
+    static const double ref12[7] = {0.06649910225747485, -0.34351630517069126, 0.6009737331908741, -0.03333553901079367,
+                                    -0.3357262930386895, 0.044523201538274375, 0.01723200026181823};
 
     /* dt = 12 s, a = 12, shift removed: cut ceil(12·dt_db/12) = 25 at the end, 14 at the start. */
     axb_time_window w;
@@ -595,8 +591,7 @@ static void test_reconv(check_ctx *T)
     enum { N = NPTS_DB };
     double stf[N], data[N], x[N], y[N], tx[N];
     make_stf(stf, N);
-    for (int i = 0; i < N; i++)
-        data[i] = i == 0 ? 0.0 : sin(0.21 * i) * exp(-pow((i - 25) / 9.0, 2));
+    for (int i = 0; i < N; i++) data[i] = i == 0 ? 0.0 : sin(0.21 * i) * exp(-pow((i - 25) / 9.0, 2));
     axb_reconv_plan *rp = NULL;
     CHECK(T, axb_reconv_plan_create(N, stf, &rp, &err) == AXB_OK);
     if (rp == NULL) return;
@@ -679,9 +674,8 @@ static void test_reconv(check_ctx *T)
     /* Python: Instaseis' recipe with numpy, the Instaseis test STF (1000 samples, truncated)
      * delayed by 37.3 s; 1e-13 of the peak (measured 4e-16: FFTW and numpy's pocketfft round
      * differently). */
-    static const double ref[7] = {-4.15654884565117e-08,  2.3470817260631827e-05,
-                                  0.0016455226791428162,  -0.03662907843481532,
-                                  0.00275952940280501,    1.4737116432769167e-09,
+    static const double ref[7] = {-4.15654884565117e-08,  2.3470817260631827e-05, 0.0016455226791428162,
+                                  -0.03662907843481532,   0.00275952940280501,    1.4737116432769167e-09,
                                   -1.2273775745752502e-13};
     static const int at[7] = {0, 3, 10, 25, 40, 60, 72};
     double *tstf = malloc(1000 * sizeof *tstf);
@@ -713,8 +707,7 @@ static void test_reconv(check_ctx *T)
         CHECK(T, axb_reconv_execute(rp, two, 2, 0.0, x, &err) == AXB_OK);
         e = 0.0;
         for (int i = 0; i < N; i++) e = worst(e, fabs(x[i] - (talt[i] - (i % 2 ? -nyq : nyq))));
-        CHECK_MSG(T, e <= 1e-14 * peak && fabs(nyq) > 0.01 * peak, "masked Nyquist: %g (%g)", e,
-                  nyq);
+        CHECK_MSG(T, e <= 1e-14 * peak && fabs(nyq) > 0.01 * peak, "masked Nyquist: %g (%g)", e, nyq);
         axb_reconv_plan_destroy(&rp);
     }
 
@@ -766,21 +759,53 @@ static void test_lowpass(check_ctx *T)
     axb_error err = AXB_ERROR_INIT;
     /* Python: scipy iirfilter(N, wn, 'lowpass', 'butter', output='sos'), relative 1e-14
      * (measured 1.7e-16). */
-    static const double sos4[12] = {0.00041659920440659937, 0.0008331984088131987,
-                                    0.00041659920440659937, 1.0, -1.4796742169311934,
-                                    0.5558215432824889, 1.0, 2.0, 1.0, 1.0,
-                                    -1.7009643319435257, 0.7884997398152979};
-    static const double sos3[12] = {0.08191357748961584, 0.16382715497923167,
-                                    0.08191357748961584, 1.0, -0.20709004442793866, 0.0,
-                                    1.0, 1.0, 0.0, 1.0, -0.5444568739794986,
+    static const double sos4[12] = {0.00041659920440659937,
+                                    0.0008331984088131987,
+                                    0.00041659920440659937,
+                                    1.0,
+                                    -1.4796742169311934,
+                                    0.5558215432824889,
+                                    1.0,
+                                    2.0,
+                                    1.0,
+                                    1.0,
+                                    -1.7009643319435257,
+                                    0.7884997398152979};
+    static const double sos3[12] = {0.08191357748961584,
+                                    0.16382715497923167,
+                                    0.08191357748961584,
+                                    1.0,
+                                    -0.20709004442793866,
+                                    0.0,
+                                    1.0,
+                                    1.0,
+                                    0.0,
+                                    1.0,
+                                    -0.5444568739794986,
                                     0.37091719940717044};
-    static const double sos5[18] = {5.9795780370003236e-05, 0.00011959156074000647,
-                                    5.9795780370003236e-05, 1.0, -0.726542528005361, 0.0,
-                                    1.0, 2.0, 1.0, 1.0, -1.521690426072246, 0.6000000000000001,
-                                    1.0, 1.0, 0.0, 1.0, -1.7363101655347295,
+    static const double sos5[18] = {5.9795780370003236e-05,
+                                    0.00011959156074000647,
+                                    5.9795780370003236e-05,
+                                    1.0,
+                                    -0.726542528005361,
+                                    0.0,
+                                    1.0,
+                                    2.0,
+                                    1.0,
+                                    1.0,
+                                    -1.521690426072246,
+                                    0.6000000000000001,
+                                    1.0,
+                                    1.0,
+                                    0.0,
+                                    1.0,
+                                    -1.7363101655347295,
                                     0.8256645486206606};
-    const struct { int n; double wn; const double *ref; } cases[3] = {
-        {4, 0.1, sos4}, {3, 0.37, sos3}, {5, 0.1, sos5}};
+    const struct {
+        int n;
+        double wn;
+        const double *ref;
+    } cases[3] = {{4, 0.1, sos4}, {3, 0.37, sos3}, {5, 0.1, sos5}};
     for (int c = 0; c < 3; c++) {
         double sos[3][6];
         int ns = 0;
@@ -792,9 +817,8 @@ static void test_lowpass(check_ctx *T)
     /* Python: Instaseis' test STF (causal, 4 corners, 0.01 Hz at df = 1/dt_db, trapz-normalised)
      * and a zero-phase 3-corner filter of an impulse + step + sine; relative 1e-13 (measured
      * 1.5e-15). */
-    static const double stf_ref[6] = {0.003845736151129801, 0.015548233648653554,
-                                      -0.0046289463319689386, -5.868611986796185e-06,
-                                      4.650496657041141e-13, 8.423554912517954e-38};
+    static const double stf_ref[6] = {0.003845736151129801,   0.015548233648653554,  -0.0046289463319689386,
+                                      -5.868611986796185e-06, 4.650496657041141e-13, 8.423554912517954e-38};
     static const int stf_at[6] = {0, 1, 5, 20, 60, 200};
     double *s = malloc(1000 * sizeof *s);
     for (int i = 0; i < 1000; i++) s[i] = i == 0 ? 1.0 : 0.0;
@@ -803,13 +827,11 @@ static void test_lowpass(check_ctx *T)
     for (int i = 1; i < 1000; i++) area += DT_DB * (s[i] + s[i - 1]) / 2.0;
     for (int k = 0; k < 6; k++) CHECK_REL(T, s[stf_at[k]] / area, stf_ref[k], 1e-13);
     free(s);
-    static const double zp_ref[5] = {0.07808844606740452, 0.2523625902866174,
-                                     0.21525414006600527, 0.5487088513630112,
+    static const double zp_ref[5] = {0.07808844606740452, 0.2523625902866174, 0.21525414006600527, 0.5487088513630112,
                                      0.006963237898614574};
     static const int zp_at[5] = {0, 10, 49, 120, 199};
     double x[200];
-    for (int i = 0; i < 200; i++)
-        x[i] = (i == 10 ? 1.0 : 0.0) + (i >= 50 ? 0.5 : 0.0) + 0.2 * sin(0.7 * i);
+    for (int i = 0; i < 200; i++) x[i] = (i == 10 ? 1.0 : 0.0) + (i >= 50 ? 0.5 : 0.0) + 0.2 * sin(0.7 * i);
     CHECK(T, axb_lowpass(x, 200, 1.0, 0.1, 3, true, &err) == AXB_OK);
     for (int k = 0; k < 5; k++) CHECK_REL(T, x[zp_at[k]], zp_ref[k], 1e-13);
 

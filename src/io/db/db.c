@@ -37,8 +37,7 @@ const char *axb_dump_type_name(axb_dump_type d)
 
 const char *axb_sim_name(axb_sim s)
 {
-    static const char *const names[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ",
-                                                "MXY_MXX_M_MYY"};
+    static const char *const names[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ", "MXY_MXX_M_MYY"};
     return (unsigned)s < AXB_NSIM ? names[s] : "?";
 }
 
@@ -76,16 +75,13 @@ static axb_status alloc_mesh_copy(axb_db *db, axb_error *err)
     const int64_t ne = m->nelem, npt = m->npoints, nt = db->info.ndumps;
     const int64_t per = (int64_t)(m->npol + 1) * (m->npol + 1);
     bool ok = (m->s = malloc((size_t)npt * sizeof(float))) && (m->z = malloc((size_t)npt * sizeof(float))) &&
-              (m->mu = malloc((size_t)npt * sizeof(float))) &&
-              (db->stf = malloc((size_t)nt * sizeof(double))) &&
-              (db->stf_d = malloc((size_t)nt * sizeof(double)));
+        (m->mu = malloc((size_t)npt * sizeof(float))) && (db->stf = malloc((size_t)nt * sizeof(double))) &&
+        (db->stf_d = malloc((size_t)nt * sizeof(double)));
     if (ok && m->has_elements)
         ok = (m->sem = malloc((size_t)(ne * per) * sizeof(int32_t))) &&
-             (m->fem = malloc((size_t)(ne * 4) * sizeof(int32_t))) &&
-             (m->eltype = malloc((size_t)ne * sizeof(int32_t))) &&
-             (m->axis = malloc((size_t)ne * sizeof(int32_t))) &&
-             (m->mp_s = malloc((size_t)ne * sizeof(double))) &&
-             (m->mp_z = malloc((size_t)ne * sizeof(double)));
+            (m->fem = malloc((size_t)(ne * 4) * sizeof(int32_t))) &&
+            (m->eltype = malloc((size_t)ne * sizeof(int32_t))) && (m->axis = malloc((size_t)ne * sizeof(int32_t))) &&
+            (m->mp_s = malloc((size_t)ne * sizeof(double))) && (m->mp_z = malloc((size_t)ne * sizeof(double)));
     return ok ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "copy of the mesh");
 }
 
@@ -93,8 +89,9 @@ static axb_status share_metadata(axb_db *db, axb_error *err)
 {
     axb_mesh *m = &db->mesh;
     axb_status st = bcast_bytes(&db->info, (int64_t)sizeof db->info, db->comm, err);
-    if (!st) AXB_MPI_CHECK(st, err, MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm),
-                          "broadcast of the database description");
+    if (!st)
+        AXB_MPI_CHECK(st, err, MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm),
+                      "broadcast of the database description");
     if (!st) st = bcast_bytes(m, (int64_t)sizeof *m, db->comm, err);
     if (db->rank != 0) {
         forget_pointers(m);
@@ -125,8 +122,7 @@ static axb_status read_meta(axb_db *db, const char *path, int *backend, axb_erro
 {
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/') n--;
-    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "database path longer than %d characters",
-              AXB_PATH_MAX - 1);
+    AXB_CHECK(err, n < AXB_PATH_MAX, AXB_ERR_ARG, "database path longer than %d characters", AXB_PATH_MAX - 1);
     memcpy(db->info.path, path, n);
     db->info.path[n] = '\0';
     axb_db_found found;
@@ -187,12 +183,30 @@ void axb_db_close(axb_db **pdb)
     *pdb = NULL;
 }
 
-const axb_db_info *axb_db_get_info(const axb_db *db) { return &db->info; }
-const axb_mesh *axb_db_get_mesh(const axb_db *db) { return &db->mesh; }
-const double *axb_db_get_stf(const axb_db *db) { return db->stf; }
-const double *axb_db_get_stf_d(const axb_db *db) { return db->stf_d; }
-const char *axb_db_layout_name(const axb_db *db) { return db->ops->name; }
-int axb_db_point_vars(const axb_db *db) { return db->npoint_vars; }
+const axb_db_info *axb_db_get_info(const axb_db *db)
+{
+    return &db->info;
+}
+const axb_mesh *axb_db_get_mesh(const axb_db *db)
+{
+    return &db->mesh;
+}
+const double *axb_db_get_stf(const axb_db *db)
+{
+    return db->stf;
+}
+const double *axb_db_get_stf_d(const axb_db *db)
+{
+    return db->stf_d;
+}
+const char *axb_db_layout_name(const axb_db *db)
+{
+    return db->ops->name;
+}
+int axb_db_point_vars(const axb_db *db)
+{
+    return db->npoint_vars;
+}
 
 int64_t axb_db_block_floats(const axb_db *db)
 {
@@ -200,9 +214,15 @@ int64_t axb_db_block_floats(const axb_db *db)
     return db->info.nvars * np1 * np1 * db->info.ndumps;
 }
 
-void axb_db_set_bulk_cache(axb_db *db, int64_t bytes) { db->bulk_cache_bytes = bytes > 0 ? bytes : 0; }
+void axb_db_set_bulk_cache(axb_db *db, int64_t bytes)
+{
+    db->bulk_cache_bytes = bytes > 0 ? bytes : 0;
+}
 
-void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats) { *stats = db->stats; }
+void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats)
+{
+    *stats = db->stats;
+}
 
 void axb_db_drop_page_cache(const axb_db *db)
 {
@@ -216,24 +236,23 @@ void axb_db_drop_page_cache(const axb_db *db)
 
 /* Arguments are checked on every rank before any collective read, and the verdict is shared, so
  * one rank's bad request cannot leave the others inside H5Dread. */
-static axb_status check_ids(const axb_db *db, int64_t n, const int64_t *ids, int64_t limit,
-                            const char *what, axb_io_mode mode, axb_error *err)
+static axb_status check_ids(const axb_db *db, int64_t n, const int64_t *ids, int64_t limit, const char *what,
+                            axb_io_mode mode, axb_error *err)
 {
     axb_status st = AXB_OK;
     if (n < 0 || (n > 0 && !ids)) st = axb_error_set(err, AXB_ERR_ARG, "bad %s list", what);
     for (int64_t k = 0; k < n && !st; k++)
         if (ids[k] < 0 || ids[k] >= limit)
-            st = axb_error_set(err, AXB_ERR_RANGE, "%s %lld is outside 0..%lld", what,
-                               (long long)ids[k], (long long)limit - 1);
+            st = axb_error_set(err, AXB_ERR_RANGE, "%s %lld is outside 0..%lld", what, (long long)ids[k],
+                               (long long)limit - 1);
     return mode == AXB_IO_COLLECTIVE ? axb_agree(db->comm, st, err) : st;
 }
 
-axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
-                                float *out, axb_error *err)
+axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                axb_error *err)
 {
     if (!db->mesh.has_elements)
-        return axb_error_set(err, AXB_ERR_UNSUPPORTED,
-                             "element reads need a displ_only database (this one is %s)",
+        return axb_error_set(err, AXB_ERR_UNSUPPORTED, "element reads need a displ_only database (this one is %s)",
                              axb_dump_type_name(db->info.dump));
     AXB_TRY(check_ids(db, n, elems, db->mesh.nelem, "element", mode, err));
     return db->ops->read_elements(db, n, elems, mode, out, err);
@@ -246,8 +265,7 @@ axb_status axb_db_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems,
     return db->ops->prefetch_elements(db, n, elems, err);
 }
 
-axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
-                              float *out, axb_error *err)
+axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err)
 {
     AXB_TRY(check_ids(db, n, ids, db->info.npoints, "point", mode, err));
     return db->ops->read_points(db, n, ids, mode, out, err);

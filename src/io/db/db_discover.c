@@ -15,13 +15,13 @@
 
 typedef struct hit {
     char path[AXB_PATH_MAX];
-    const char *rel;            /* points into path, below the root */
+    const char *rel; /* points into path, below the root */
     bool merged;
 } hit;
 
 typedef struct walk {
     hit hits[MAX_HITS];
-    int nhits;                  /* may exceed MAX_HITS: counted, not stored */
+    int nhits; /* may exceed MAX_HITS: counted, not stored */
     size_t rootlen;
 } walk;
 
@@ -51,10 +51,16 @@ static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
         if (n == cap) {
             cap = cap ? 2 * cap : 32;
             char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) { st = axb_error_set(err, AXB_ERR_NOMEM, "%s", dir); goto done; }
+            if (!nn) {
+                st = axb_error_set(err, AXB_ERR_NOMEM, "%s", dir);
+                goto done;
+            }
             names = nn;
         }
-        if (!(names[n] = strdup(e->d_name))) { st = axb_error_set(err, AXB_ERR_NOMEM, "%s", dir); goto done; }
+        if (!(names[n] = strdup(e->d_name))) {
+            st = axb_error_set(err, AXB_ERR_NOMEM, "%s", dir);
+            goto done;
+        }
         n++;
     }
     /* Instaseis visits names in reverse-sorted order and takes the first database file name, so
@@ -94,8 +100,7 @@ done:
 /* Which run a file belongs to: the first path component below the root that names one. */
 static int classify(const char *rel)
 {
-    static const char *const keys[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ",
-                                               "MXY_MXX_M_MYY"};
+    static const char *const keys[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ", "MXY_MXX_M_MYY"};
     char buf[AXB_PATH_MAX];
     snprintf(buf, sizeof buf, "%s", rel);
     char *save = NULL;
@@ -109,8 +114,7 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
 {
     memset(found, 0, sizeof *found);
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return axb_error_set(err, AXB_ERR_IO, "%s: %s", path, strerror(errno));
+    if (stat(path, &sb) != 0) return axb_error_set(err, AXB_ERR_IO, "%s: %s", path, strerror(errno));
     if (S_ISREG(sb.st_mode)) {
         /* A merged file may be named directly; its single array says what it holds. */
         found->layout = AXB_LAYOUT_MERGED;
@@ -125,8 +129,9 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
     if (st) goto done;
     if (w->nhits == 0) {
         st = axb_error_set(err, AXB_ERR_IO,
-                           "%s: no AxiSEM database file (" AXB_NC_FILE_ORIGINAL ", " AXB_NC_FILE_AXISEM " or "
-                           AXB_NC_FILE_MERGED ") in it or up to %d folders below", path, MAX_DEPTH);
+                           "%s: no AxiSEM database file (" AXB_NC_FILE_ORIGINAL ", " AXB_NC_FILE_AXISEM
+                           " or " AXB_NC_FILE_MERGED ") in it or up to %d folders below",
+                           path, MAX_DEPTH);
         goto done;
     }
     if (w->nhits != 1 && w->nhits != 2 && w->nhits != 4) {
@@ -134,8 +139,7 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
         size_t off = 0;
         for (int i = 0; i < w->nhits && i < MAX_HITS && off < sizeof list; i++)
             off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", i ? ", " : "", w->hits[i].rel);
-        st = axb_error_set(err, AXB_ERR_FORMAT,
-                           "%s: found %d database files (%s); a database has 1, 2 or 4", path,
+        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: found %d database files (%s); a database has 1, 2 or 4", path,
                            w->nhits, list);
         goto done;
     }
@@ -157,9 +161,8 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
             goto done;
         }
         if (w->hits[i].merged) {
-            st = axb_error_set(err, AXB_ERR_FORMAT,
-                               "%s: %s is a merged file but sits beside other database files", path,
-                               w->hits[i].rel);
+            st = axb_error_set(err, AXB_ERR_FORMAT, "%s: %s is a merged file but sits beside other database files",
+                               path, w->hits[i].rel);
             goto done;
         }
         if (seen[k]) {
@@ -170,18 +173,17 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
         seen[k] = true;
     }
     bool recip = seen[AXB_SIM_PX] || seen[AXB_SIM_PZ];
-    bool fwd = seen[AXB_SIM_MZZ] && seen[AXB_SIM_MXX_P_MYY] && seen[AXB_SIM_MXZ_MYZ] &&
-               seen[AXB_SIM_MXY_MXX_M_MYY];
-    if (recip && (seen[AXB_SIM_MZZ] || seen[AXB_SIM_MXX_P_MYY] || seen[AXB_SIM_MXZ_MYZ] ||
-                  seen[AXB_SIM_MXY_MXX_M_MYY])) {
-        st = axb_error_set(err, AXB_ERR_FORMAT,
-                           "%s: mixes reciprocal (PX/PZ) and forward (M**) simulations", path);
+    bool fwd = seen[AXB_SIM_MZZ] && seen[AXB_SIM_MXX_P_MYY] && seen[AXB_SIM_MXZ_MYZ] && seen[AXB_SIM_MXY_MXX_M_MYY];
+    if (recip &&
+        (seen[AXB_SIM_MZZ] || seen[AXB_SIM_MXX_P_MYY] || seen[AXB_SIM_MXZ_MYZ] || seen[AXB_SIM_MXY_MXX_M_MYY])) {
+        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: mixes reciprocal (PX/PZ) and forward (M**) simulations", path);
         goto done;
     }
     if (!recip && !fwd) {
         st = axb_error_set(err, AXB_ERR_FORMAT,
                            "%s: a forward database needs all four of MZZ, MXX_P_MYY, MXZ_MYZ and "
-                           "MXY_MXX_M_MYY", path);
+                           "MXY_MXX_M_MYY",
+                           path);
         goto done;
     }
     /* Store the files in axb_sim order so every later loop sees the runs in one fixed order. */

@@ -11,7 +11,7 @@ typedef struct axb_db_found {
     axb_layout layout;
     int nfiles;
     char files[4][AXB_PATH_MAX];
-    axb_sim sims[4];            /* original layout: the run held by files[k] */
+    axb_sim sims[4]; /* original layout: the run held by files[k] */
 } axb_db_found;
 
 /*
@@ -24,13 +24,12 @@ typedef struct axb_db_ops {
     axb_status (*read_meta)(axb_db *db, const axb_db_found *found, axb_error *err);
     /* All ranks, after the broadcast: open the data arrays for parallel reading. Collective. */
     axb_status (*open_data)(axb_db *db, axb_error *err);
-    axb_status (*read_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
-                                float *out, axb_error *err);
+    axb_status (*read_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                axb_error *err);
     /* Optional (NULL: nothing to gain): starts reading what read_elements of the same elements
      * with AXB_IO_INDEPENDENT will need, in the background. Not collective. */
     axb_status (*prefetch_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
-    axb_status (*read_points)(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
-                              float *out, axb_error *err);
+    axb_status (*read_points)(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err);
     /* Frees db->impl and closes what open_data opened. Collective. */
     void (*close)(axb_db *db);
 } axb_db_ops;
@@ -40,16 +39,16 @@ extern const axb_db_ops axb_db_merged_ops;
 extern const axb_db_ops axb_db_memory_ops; /* db_memory.c: "memory:NAME", no files */
 
 struct axb_db {
-    MPI_Comm comm;              /* duplicated from the caller's */
+    MPI_Comm comm; /* duplicated from the caller's */
     int rank;
     const axb_db_ops *ops;
     axb_db_info info;
     axb_mesh mesh;
-    double *stf, *stf_d;        /* [ndumps] */
-    int npoint_vars;            /* strain_only: per-point variables */
+    double *stf, *stf_d; /* [ndumps] */
+    int npoint_vars;     /* strain_only: per-point variables */
     axb_io_stats stats;
-    int64_t bulk_cache_bytes;   /* see axb_db_set_bulk_cache */
-    void *impl;                 /* backend state, owned by the backend */
+    int64_t bulk_cache_bytes; /* see axb_db_set_bulk_cache */
+    void *impl;               /* backend state, owned by the backend */
 };
 
 /* ---- pieces shared by the backends (db_discover.c, db_meta.c, db_mesh.c) ---- */
@@ -63,8 +62,7 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err);
 axb_status axb_db_check_consistent(hid_t fid, const axb_db_info *info, axb_error *err);
 
 /* Reads /Mesh: topology (if @p with_elements) and point arrays. Allocates into @p mesh. */
-axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *mesh,
-                         axb_error *err);
+axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *mesh, axb_error *err);
 void axb_mesh_free(axb_mesh *mesh);
 
 /* Finds stf_dump/stf_d_dump in /Snapshots, / or /Surface (Instaseis' order) and reads them. */

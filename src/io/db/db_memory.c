@@ -21,29 +21,30 @@
 
 static const double pi = 3.14159265358979323846;
 
-double axb_db_memory_value(const axb_db_info *info, axb_sim sim, int comp, double s, double z,
-                           int64_t t)
+double axb_db_memory_value(const axb_db_info *info, axb_sim sim, int comp, double s, double z, int64_t t)
 {
     const double tau = (double)t * info->dt;
     const double dz = z - info->planet_radius;
     const double lag = sqrt(s * s + dz * dz) / SPEED;
     const double env = (tau - 10.0 - lag) / 4.0;
-    return 1e-9 * (1.0 + (double)sim + 0.5 * comp) * exp(-env * env) *
-           cos(2.0 * pi * (tau - lag) / 10.0 + comp);
+    return 1e-9 * (1.0 + (double)sim + 0.5 * comp) * exp(-env * env) * cos(2.0 * pi * (tau - lag) / 10.0 + comp);
 }
 
 static axb_status runs_of(const char *name, bool *has, axb_error *err)
 {
-    if (!strcmp(name, "bwd")) has[AXB_SIM_PX] = has[AXB_SIM_PZ] = true;
-    else if (!strcmp(name, "pz")) has[AXB_SIM_PZ] = true;
-    else if (!strcmp(name, "px")) has[AXB_SIM_PX] = true;
+    if (!strcmp(name, "bwd"))
+        has[AXB_SIM_PX] = has[AXB_SIM_PZ] = true;
+    else if (!strcmp(name, "pz"))
+        has[AXB_SIM_PZ] = true;
+    else if (!strcmp(name, "px"))
+        has[AXB_SIM_PX] = true;
     else if (!strcmp(name, "fwd"))
-        has[AXB_SIM_MZZ] = has[AXB_SIM_MXX_P_MYY] = has[AXB_SIM_MXZ_MYZ] =
-            has[AXB_SIM_MXY_MXX_M_MYY] = true;
+        has[AXB_SIM_MZZ] = has[AXB_SIM_MXX_P_MYY] = has[AXB_SIM_MXZ_MYZ] = has[AXB_SIM_MXY_MXX_M_MYY] = true;
     else
         return axb_error_set(err, AXB_ERR_ARG,
                              "memory database '%s': expected memory:bwd, memory:pz, memory:px or "
-                             "memory:fwd", name);
+                             "memory:fwd",
+                             name);
     return AXB_OK;
 }
 
@@ -98,8 +99,7 @@ static axb_status build_mesh(axb_mesh *m, axb_error *err)
     m->axis = malloc((size_t)m->nelem * sizeof *m->axis);
     m->mp_s = malloc((size_t)m->nelem * sizeof *m->mp_s);
     m->mp_z = malloc((size_t)m->nelem * sizeof *m->mp_z);
-    if (!m->s || !m->z || !m->mu || !m->sem || !m->fem || !m->eltype || !m->axis || !m->mp_s ||
-        !m->mp_z)
+    if (!m->s || !m->z || !m->mu || !m->sem || !m->fem || !m->eltype || !m->axis || !m->mp_s || !m->mp_z)
         return axb_error_set(err, AXB_ERR_NOMEM, "memory database mesh");
     for (int b = 0; b < nb; b++) {
         const int l = b == nb - 1 ? NR - 1 : b / NPOL, j = b - l * NPOL;
@@ -119,8 +119,7 @@ static axb_status build_mesh(axb_mesh *m, axb_error *err)
             const int64_t e = (int64_t)k * NR + l;
             const int a0 = k * NPOL, b0 = l * NPOL;
             for (int j = 0; j < np1; j++)
-                for (int i = 0; i < np1; i++)
-                    m->sem[(e * np1 + j) * np1 + i] = (int32_t)((b0 + j) * na + a0 + i);
+                for (int i = 0; i < np1; i++) m->sem[(e * np1 + j) * np1 + i] = (int32_t)((b0 + j) * na + a0 + i);
             m->fem[e * 4 + 0] = (int32_t)(b0 * na + a0);
             m->fem[e * 4 + 1] = (int32_t)(b0 * na + a0 + NPOL);
             m->fem[e * 4 + 2] = (int32_t)((b0 + NPOL) * na + a0 + NPOL);
@@ -166,8 +165,8 @@ static axb_status memory_open_data(axb_db *db, axb_error *err)
     return AXB_OK;
 }
 
-static axb_status memory_read_elements(axb_db *db, int64_t n, const int64_t *elems,
-                                       axb_io_mode mode, float *out, axb_error *err)
+static axb_status memory_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                       axb_error *err)
 {
     (void)mode;
     (void)err;
@@ -185,8 +184,7 @@ static axb_status memory_read_elements(axb_db *db, int64_t n, const int64_t *ele
                         const int32_t p = m->sem[(elems[k] * np1 + j) * np1 + i];
                         float *dst = blk + (((int64_t)v * np1 + i) * np1 + j) * nt;
                         for (int64_t t = 0; t < nt; t++)
-                            dst[t] = (float)axb_db_memory_value(in, (axb_sim)sim, c, m->s[p],
-                                                                m->z[p], t);
+                            dst[t] = (float)axb_db_memory_value(in, (axb_sim)sim, c, m->s[p], m->z[p], t);
                     }
             }
     }
@@ -195,15 +193,21 @@ static axb_status memory_read_elements(axb_db *db, int64_t n, const int64_t *ele
     return AXB_OK;
 }
 
-static axb_status memory_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
-                                     float *out, axb_error *err)
+static axb_status memory_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
+                                     axb_error *err)
 {
-    (void)db; (void)n; (void)ids; (void)mode; (void)out;
-    return axb_error_set(err, AXB_ERR_UNSUPPORTED,
-                         "point reads: a memory database is read by whole elements");
+    (void)db;
+    (void)n;
+    (void)ids;
+    (void)mode;
+    (void)out;
+    return axb_error_set(err, AXB_ERR_UNSUPPORTED, "point reads: a memory database is read by whole elements");
 }
 
-static void memory_close(axb_db *db) { db->impl = NULL; }
+static void memory_close(axb_db *db)
+{
+    db->impl = NULL;
+}
 
 const axb_db_ops axb_db_memory_ops = {
     .name = "memory",

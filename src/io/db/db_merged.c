@@ -26,8 +26,7 @@ static axb_status sims_of_nvars(hsize_t nvars, bool *has, axb_error *err)
     case 3: has[AXB_SIM_PX] = true; return AXB_OK;
     case 5: has[AXB_SIM_PX] = has[AXB_SIM_PZ] = true; return AXB_OK;
     case 10:
-        has[AXB_SIM_MZZ] = has[AXB_SIM_MXX_P_MYY] = has[AXB_SIM_MXZ_MYZ] =
-            has[AXB_SIM_MXY_MXX_M_MYY] = true;
+        has[AXB_SIM_MZZ] = has[AXB_SIM_MXX_P_MYY] = has[AXB_SIM_MXZ_MYZ] = has[AXB_SIM_MXY_MXX_M_MYY] = true;
         return AXB_OK;
     default:
         return axb_error_set(err, AXB_ERR_FORMAT,
@@ -42,16 +41,14 @@ static axb_status merged_describe(hid_t fid, axb_db *db, axb_error *err)
     axb_db_info *info = &db->info;
     AXB_TRY(axb_db_read_attributes(fid, info, err));
     AXB_CHECK(err, info->dump == AXB_DUMP_DISPL_ONLY, AXB_ERR_UNSUPPORTED,
-              "dump type '%s': merged databases hold displacement only",
-              axb_dump_type_name(info->dump));
+              "dump type '%s': merged databases hold displacement only", axb_dump_type_name(info->dump));
     int r;
     hsize_t d[H5U_MAXRANK];
     AXB_TRY(axb_h5_dims(fid, MERGED, &r, d, err));
     const hsize_t np1 = (hsize_t)info->npol + 1;
-    AXB_CHECK(err, r == 5 && d[2] == np1 && d[3] == np1 && (int64_t)d[4] == info->ndumps,
-              AXB_ERR_FORMAT,
-              "variable '" MERGED "': expected (elements, nvars, %llu, %llu, %lld samples)",
-              (unsigned long long)np1, (unsigned long long)np1, (long long)info->ndumps);
+    AXB_CHECK(err, r == 5 && d[2] == np1 && d[3] == np1 && (int64_t)d[4] == info->ndumps, AXB_ERR_FORMAT,
+              "variable '" MERGED "': expected (elements, nvars, %llu, %llu, %lld samples)", (unsigned long long)np1,
+              (unsigned long long)np1, (long long)info->ndumps);
     AXB_CHECK(err, (int64_t)d[0] == info->nelem, AXB_ERR_FORMAT,
               "variable '" MERGED "': %llu elements, but attribute 'nelem_kwf_global' says %lld",
               (unsigned long long)d[0], (long long)info->nelem);
@@ -121,20 +118,20 @@ static axb_status merged_open_data(axb_db *db, axb_error *err)
 }
 
 /* One H5Dread of the sorted distinct elements uniq[0..nu) into buf[nu][block]. */
-static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode,
-                              float *buf, axb_error *err)
+static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode, float *buf, axb_error *err)
 {
     merged_impl *m = db->impl;
     int64_t bytes = 0;
-    AXB_TRY_CTX(err, axb_h5_read_runs(m->dset, 0, nu, uniq, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT,
-                                   buf, &bytes, err), "%s", db->info.files[0]);
+    AXB_TRY_CTX(err,
+                axb_h5_read_runs(m->dset, 0, nu, uniq, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT, buf, &bytes, err),
+                "%s", db->info.files[0]);
     db->stats.read_calls++;
     db->stats.bytes_read += bytes;
     return AXB_OK;
 }
 
-static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *elems,
-                                       axb_io_mode mode, float *out, axb_error *err)
+static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                       axb_error *err)
 {
     bool sorted_unique = true;
     for (int64_t k = 1; k < n && sorted_unique; k++) sorted_unique = elems[k] > elems[k - 1];
@@ -147,20 +144,22 @@ static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *ele
     axb_status st = tmp ? read_sorted(db, nu, uniq, mode, tmp, err)
                         : axb_error_set(err, AXB_ERR_NOMEM, "%lld element blocks", (long long)nu);
     if (!st)
-        for (int64_t k = 0; k < n; k++)
-            memcpy(out + k * bf, tmp + inv[k] * bf, (size_t)bf * sizeof *out);
+        for (int64_t k = 0; k < n; k++) memcpy(out + k * bf, tmp + inv[k] * bf, (size_t)bf * sizeof *out);
     free(tmp);
     free(uniq);
     free(inv);
     return st;
 }
 
-static axb_status merged_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
-                                     float *out, axb_error *err)
+static axb_status merged_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
+                                     axb_error *err)
 {
-    (void)db; (void)n; (void)ids; (void)mode; (void)out;
-    return axb_error_set(err, AXB_ERR_UNSUPPORTED,
-                         "point reads: a merged database is read by whole elements");
+    (void)db;
+    (void)n;
+    (void)ids;
+    (void)mode;
+    (void)out;
+    return axb_error_set(err, AXB_ERR_UNSUPPORTED, "point reads: a merged database is read by whole elements");
 }
 
 const axb_db_ops axb_db_merged_ops = {

@@ -27,15 +27,15 @@ static void *alloc_n(int64_t n, size_t size)
     return n > 0 ? malloc((size_t)n * size) : NULL;
 }
 
-static axb_status check_index(const int32_t *idx, int64_t n, int64_t npoints, const char *var,
-                              int per_elem, axb_error *err)
+static axb_status check_index(const int32_t *idx, int64_t n, int64_t npoints, const char *var, int per_elem,
+                              axb_error *err)
 {
     for (int64_t k = 0; k < n; k++)
         if (idx[k] < 0 || idx[k] >= npoints)
             return axb_error_set(err, AXB_ERR_FORMAT,
                                  "variable 'Mesh/%s': element %lld refers to GLL point %d, outside "
-                                 "0..%lld", var, (long long)(k / per_elem), idx[k],
-                                 (long long)npoints - 1);
+                                 "0..%lld",
+                                 var, (long long)(k / per_elem), idx[k], (long long)npoints - 1);
     return AXB_OK;
 }
 
@@ -43,13 +43,12 @@ static axb_status check_finite_f(const float *x, int64_t n, const char *var, axb
 {
     for (int64_t k = 0; k < n; k++)
         if (!isfinite(x[k]))
-            return axb_error_set(err, AXB_ERR_FORMAT, "variable 'Mesh/%s': value %lld is not finite",
-                                 var, (long long)k);
+            return axb_error_set(err, AXB_ERR_FORMAT, "variable 'Mesh/%s': value %lld is not finite", var,
+                                 (long long)k);
     return AXB_OK;
 }
 
-axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *m,
-                         axb_error *err)
+axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *m, axb_error *err)
 {
     memset(m, 0, sizeof *m);
     const int np1 = info->npol + 1;
@@ -70,14 +69,14 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
     }
     AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_S, H5T_NATIVE_FLOAT, 1, dp, m->s, err), fail);
     AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_Z, H5T_NATIVE_FLOAT, 1, dp, m->z, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MU, H5T_NATIVE_FLOAT, 1, dp, m->mu, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MU, H5T_NATIVE_FLOAT, 1, dp, m->mu, err),
+                 fail);
     AXB_TRY_GOTO(st, check_finite_f(m->s, npt, AXB_NC_MESH_S, err), fail);
     AXB_TRY_GOTO(st, check_finite_f(m->z, npt, AXB_NC_MESH_Z, err), fail);
 
     if (!with_elements) return AXB_OK;
     if (ne < 1) {
-        st = axb_error_set(err, AXB_ERR_FORMAT,
-                           "attribute 'nelem_kwf_global': missing or 0 in a displ_only database");
+        st = axb_error_set(err, AXB_ERR_FORMAT, "attribute 'nelem_kwf_global': missing or 0 in a displ_only database");
         goto fail;
     }
     m->sem = alloc_n(ne * np1 * np1, sizeof(int32_t));
@@ -91,36 +90,46 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
         goto fail;
     }
     hsize_t de[1] = {(hsize_t)ne}, df[2] = {(hsize_t)ne, 4}, ds[3] = {(hsize_t)ne, (hsize_t)np1, (hsize_t)np1};
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_SEM, H5T_NATIVE_INT32, 3, ds, m->sem, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_FEM, H5T_NATIVE_INT32, 2, df, m->fem, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_ELTYPE, H5T_NATIVE_INT32, 1, de, m->eltype, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_AXIS, H5T_NATIVE_INT32, 1, de, m->axis, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_SEM, H5T_NATIVE_INT32, 3, ds, m->sem, err),
+                 fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_FEM, H5T_NATIVE_INT32, 2, df, m->fem, err),
+                 fail);
+    AXB_TRY_GOTO(st,
+                 axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_ELTYPE, H5T_NATIVE_INT32, 1, de, m->eltype, err),
+                 fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_AXIS, H5T_NATIVE_INT32, 1, de, m->axis, err),
+                 fail);
     /* Instaseis builds its KD-tree on float64 copies of the stored mid points (float32 in AxiSEM
      * v7 files, float64 in newer ones): reading as double covers both exactly. */
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_S, H5T_NATIVE_DOUBLE, 1, de, m->mp_s, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_Z, H5T_NATIVE_DOUBLE, 1, de, m->mp_z, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_S, H5T_NATIVE_DOUBLE, 1, de, m->mp_s, err),
+                 fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_MP_Z, H5T_NATIVE_DOUBLE, 1, de, m->mp_z, err),
+                 fail);
     AXB_TRY_GOTO(st, check_index(m->sem, ne * np1 * np1, npt, AXB_NC_MESH_SEM, np1 * np1, err), fail);
     AXB_TRY_GOTO(st, check_index(m->fem, ne * 4, npt, AXB_NC_MESH_FEM, 4, err), fail);
     for (int64_t e = 0; e < ne; e++) {
         if (m->eltype[e] < 0 || m->eltype[e] > 3) {
-            st = axb_error_set(err, AXB_ERR_FORMAT,
-                               "variable 'Mesh/eltype': element %lld has unknown type %d",
+            st = axb_error_set(err, AXB_ERR_FORMAT, "variable 'Mesh/eltype': element %lld has unknown type %d",
                                (long long)e, m->eltype[e]);
             goto fail;
         }
         if (m->axis[e] != 0 && m->axis[e] != 1) {
-            st = axb_error_set(err, AXB_ERR_FORMAT, "variable 'Mesh/axis': element %lld has %d",
-                               (long long)e, m->axis[e]);
+            st = axb_error_set(err, AXB_ERR_FORMAT, "variable 'Mesh/axis': element %lld has %d", (long long)e,
+                               m->axis[e]);
             goto fail;
         }
     }
     hsize_t d1[1] = {(hsize_t)np1}, d2[2] = {(hsize_t)np1, (hsize_t)np1};
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLL, H5T_NATIVE_DOUBLE, 1, d1, m->gll, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLJ, H5T_NATIVE_DOUBLE, 1, d1, m->glj, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLL, H5T_NATIVE_DOUBLE, 1, d1, m->gll, err),
+                 fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_GLJ, H5T_NATIVE_DOUBLE, 1, d1, m->glj, err),
+                 fail);
     /* The derivative matrices are used as stored (float32-rounded values): recomputing them would
      * move seismograms away from Instaseis' by ~1e-7. */
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G1, H5T_NATIVE_DOUBLE, 2, d2, m->G1, err), fail);
-    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G2, H5T_NATIVE_DOUBLE, 2, d2, m->G2, err), fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G1, H5T_NATIVE_DOUBLE, 2, d2, m->G1, err),
+                 fail);
+    AXB_TRY_GOTO(st, axb_h5_read(fid, "/" AXB_NC_GRP_MESH "/" AXB_NC_MESH_G2, H5T_NATIVE_DOUBLE, 2, d2, m->G2, err),
+                 fail);
     return AXB_OK;
 fail:
     axb_mesh_free(m);

@@ -8,7 +8,6 @@
 #include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
-
 static axb_status finite_attr(hid_t fid, const char *name, double *out, axb_error *err)
 {
     AXB_TRY(axb_h5_attr_double(fid, name, out, err));
@@ -25,8 +24,10 @@ static axb_status positive_attr(hid_t fid, const char *name, double *out, axb_er
 
 static axb_status stf_map_of(const char *stf, int *map)
 {
-    static const struct { const char *name; int map; } table[] = {
-        {"errorf", 0}, {"quheavi", 0}, {"dirac_0", 1}, {"gauss_0", 1}, {"gauss_1", 2}, {"gauss_2", 3}};
+    static const struct {
+        const char *name;
+        int map;
+    } table[] = {{"errorf", 0}, {"quheavi", 0}, {"dirac_0", 1}, {"gauss_0", 1}, {"gauss_1", 2}, {"gauss_2", 3}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(stf, table[i].name)) {
             *map = table[i].map;
@@ -47,17 +48,21 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
     info->file_version = (int)v;
 
     AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_DUMP, s, sizeof s, err));
-    if (!strcmp(s, "displ_only")) info->dump = AXB_DUMP_DISPL_ONLY;
-    else if (!strcmp(s, "strain_only")) info->dump = AXB_DUMP_STRAIN_ONLY;
-    else if (!strcmp(s, "fullfields")) info->dump = AXB_DUMP_FULLFIELDS;
+    if (!strcmp(s, "displ_only"))
+        info->dump = AXB_DUMP_DISPL_ONLY;
+    else if (!strcmp(s, "strain_only"))
+        info->dump = AXB_DUMP_STRAIN_ONLY;
+    else if (!strcmp(s, "fullfields"))
+        info->dump = AXB_DUMP_FULLFIELDS;
     else
         return axb_error_set(err, AXB_ERR_UNSUPPORTED,
                              "attribute 'dump type': unknown dump type '%s' (expected displ_only, "
-                             "strain_only or fullfields)", s);
+                             "strain_only or fullfields)",
+                             s);
 
     AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NPOL, &v, err));
-    AXB_CHECK(err, v >= 1 && v <= AXB_NPOL_MAX, AXB_ERR_UNSUPPORTED,
-              "attribute 'npol': %lld is outside 1..%d", v, AXB_NPOL_MAX);
+    AXB_CHECK(err, v >= 1 && v <= AXB_NPOL_MAX, AXB_ERR_UNSUPPORTED, "attribute 'npol': %lld is outside 1..%d", v,
+              AXB_NPOL_MAX);
     info->npol = (int)v;
 
     AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_NDUMPS, &v, err));
@@ -80,8 +85,8 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
     AXB_TRY(finite_attr(fid, AXB_NC_ATT_SHIFT, &info->src_shift, err));
     AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_SHIFT_SAMPLES, &v, err));
     AXB_CHECK(err, v >= 0 && v < info->ndumps, AXB_ERR_FORMAT,
-              "attribute 'source shift factor for deltat_coarse': %lld is outside the %lld samples",
-              v, (long long)info->ndumps);
+              "attribute 'source shift factor for deltat_coarse': %lld is outside the %lld samples", v,
+              (long long)info->ndumps);
     info->src_shift_samples = (int)v;
 
     AXB_TRY(positive_attr(fid, AXB_NC_ATT_RADIUS, &d, err));
@@ -91,8 +96,8 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
     AXB_TRY(finite_attr(fid, AXB_NC_ATT_RMAX, &d, err));
     info->max_radius = d * 1e3;
     AXB_CHECK(err, info->min_radius >= 0 && info->min_radius < info->max_radius, AXB_ERR_FORMAT,
-              "attributes 'kernel wavefield rmin/rmax': %g..%g km is not a radius range",
-              info->min_radius / 1e3, info->max_radius / 1e3);
+              "attributes 'kernel wavefield rmin/rmax': %g..%g km is not a radius range", info->min_radius / 1e3,
+              info->max_radius / 1e3);
     AXB_TRY(finite_attr(fid, AXB_NC_ATT_COLATMIN, &info->min_d, err));
     AXB_TRY(finite_attr(fid, AXB_NC_ATT_COLATMAX, &info->max_d, err));
     AXB_TRY(positive_attr(fid, AXB_NC_ATT_PERIOD, &info->period, err));
@@ -101,15 +106,13 @@ axb_status axb_db_read_attributes(hid_t fid, axb_db_info *info, axb_error *err)
 
     AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_STF, info->stf, sizeof info->stf, err));
     if (stf_map_of(info->stf, &info->stf_map) != AXB_OK)
-        return axb_error_set(err, AXB_ERR_UNSUPPORTED,
-                             "attribute 'source time function': unknown STF '%s'", info->stf);
+        return axb_error_set(err, AXB_ERR_UNSUPPORTED, "attribute 'source time function': unknown STF '%s'", info->stf);
 
-    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_MODEL, info->background_model,
-                            sizeof info->background_model, err));
+    AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_MODEL, info->background_model, sizeof info->background_model, err));
     info->external_model[0] = '\0';
     if (info->file_version >= 8 && axb_h5_attr_exists(fid, "external model name"))
-        AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_EXTERNAL_MODEL, info->external_model,
-                                sizeof info->external_model, err));
+        AXB_TRY(
+            axb_h5_attr_string(fid, AXB_NC_ATT_EXTERNAL_MODEL, info->external_model, sizeof info->external_model, err));
     AXB_TRY(axb_h5_attr_int(fid, AXB_NC_ATT_ATTENUATION, &v, err));
     info->attenuation = v != 0;
     return AXB_OK;
@@ -120,10 +123,10 @@ axb_status axb_db_check_consistent(hid_t fid, const axb_db_info *info, axb_error
     axb_db_info other;
     memset(&other, 0, sizeof other);
     AXB_TRY(axb_db_read_attributes(fid, &other, err));
-#define SAME(field, what)                                                                          \
-    AXB_CHECK(err, other.field == info->field, AXB_ERR_FORMAT,                                     \
-              "%s differs from the database's other files (%.17g vs %.17g)", what,                 \
-              (double)other.field, (double)info->field)
+#define SAME(field, what)                                                                                              \
+    AXB_CHECK(err, other.field == info->field, AXB_ERR_FORMAT,                                                         \
+              "%s differs from the database's other files (%.17g vs %.17g)", what, (double)other.field,                \
+              (double)info->field)
     SAME(npol, "npol");
     SAME(ndumps, "number of samples");
     SAME(npoints, "number of GLL points");
@@ -145,7 +148,7 @@ static bool stf_usable(hid_t fid, const char *grp, int64_t ndumps)
     int r;
     hsize_t dims[H5U_MAXRANK];
     return axb_h5_dims(fid, a, &r, dims, NULL) == AXB_OK && r == 1 && (int64_t)dims[0] == ndumps &&
-           axb_h5_dims(fid, b, &r, dims, NULL) == AXB_OK && r == 1 && (int64_t)dims[0] == ndumps;
+        axb_h5_dims(fid, b, &r, dims, NULL) == AXB_OK && r == 1 && (int64_t)dims[0] == ndumps;
 }
 
 static bool all_finite(const double *x, int64_t n)
@@ -187,15 +190,15 @@ axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf
     free(b);
     return axb_error_set(err, AXB_ERR_FORMAT,
                          "no usable source time function (stf_dump and stf_d_dump with %lld finite "
-                         "samples in /Snapshots, / or /Surface)", (long long)ndumps);
+                         "samples in /Snapshots, / or /Surface)",
+                         (long long)ndumps);
 }
 
 void axb_db_finish_info(axb_db_info *info)
 {
     static const int ncomp[AXB_NSIM] = {3, 2, 2, 2, 3, 3};
-    static const axb_excitation exc[AXB_NSIM] = {AXB_EXC_DIPOLE, AXB_EXC_MONOPOLE,
-                                                 AXB_EXC_MONOPOLE, AXB_EXC_MONOPOLE,
-                                                 AXB_EXC_DIPOLE, AXB_EXC_QUADPOLE};
+    static const axb_excitation exc[AXB_NSIM] = {AXB_EXC_DIPOLE,   AXB_EXC_MONOPOLE, AXB_EXC_MONOPOLE,
+                                                 AXB_EXC_MONOPOLE, AXB_EXC_DIPOLE,   AXB_EXC_QUADPOLE};
     info->length = info->dt * (double)(info->ndumps - 1);
     info->nvars = 0;
     for (int k = 0; k < AXB_NSIM; k++) {
@@ -204,8 +207,7 @@ void axb_db_finish_info(axb_db_info *info)
         info->var_offset[k] = info->nvars;
         info->nvars += info->ncomp[k];
     }
-    info->kind = info->has_sim[AXB_SIM_PX] || info->has_sim[AXB_SIM_PZ] ? AXB_DB_RECIPROCAL
-                                                                        : AXB_DB_FORWARD;
+    info->kind = info->has_sim[AXB_SIM_PX] || info->has_sim[AXB_SIM_PZ] ? AXB_DB_RECIPROCAL : AXB_DB_FORWARD;
     if (info->kind == AXB_DB_FORWARD || (info->has_sim[AXB_SIM_PX] && info->has_sim[AXB_SIM_PZ]))
         snprintf(info->components, sizeof info->components, "ZNERT");
     else if (info->has_sim[AXB_SIM_PX])

@@ -24,11 +24,11 @@ static const char *const strain_names[NV_MAX] = {AXB_NC_STRAIN_DSUS, AXB_NC_STRA
 
 typedef struct orig_file {
     hid_t fid;
-    hid_t dset[NV_MAX];         /* -1 where the run has no such variable */
+    hid_t dset[NV_MAX]; /* -1 where the run has no such variable */
     int nv;
     const char *path;
-    axb_chunk_reader *raw;         /* bulk reads of unfiltered chunks, opened at first use */
-    int raw_idx[NV_MAX];        /* each variable's number in raw, -1: through HDF5 */
+    axb_chunk_reader *raw; /* bulk reads of unfiltered chunks, opened at first use */
+    int raw_idx[NV_MAX];   /* each variable's number in raw, -1: through HDF5 */
     bool raw_tried;
 } orig_file;
 
@@ -51,23 +51,25 @@ static int run_vars(const axb_db_info *info, axb_sim sim, const char **names)
 }
 
 /* Checks a snapshot variable's shape and tells its orientation. */
-static axb_status snapshot_axis(hid_t fid, const char *var, const axb_db_info *info,
-                                bool *transposed, axb_error *err)
+static axb_status snapshot_axis(hid_t fid, const char *var, const axb_db_info *info, bool *transposed, axb_error *err)
 {
     int r;
     hsize_t d[H5U_MAXRANK];
     AXB_TRY(axb_h5_dims(fid, var, &r, d, err));
     AXB_CHECK(err, r == 2, AXB_ERR_FORMAT, "variable '%s': %d dimensions, expected 2", var, r);
     AXB_CHECK(err, !(d[0] == d[1]), AXB_ERR_UNSUPPORTED,
-              "variable '%s': square (%llu x %llu), so its time axis cannot be told", var,
-              (unsigned long long)d[0], (unsigned long long)d[1]);
-    if ((int64_t)d[0] == info->ndumps && (int64_t)d[1] == info->npoints) *transposed = false;
-    else if ((int64_t)d[1] == info->ndumps && (int64_t)d[0] == info->npoints) *transposed = true;
+              "variable '%s': square (%llu x %llu), so its time axis cannot be told", var, (unsigned long long)d[0],
+              (unsigned long long)d[1]);
+    if ((int64_t)d[0] == info->ndumps && (int64_t)d[1] == info->npoints)
+        *transposed = false;
+    else if ((int64_t)d[1] == info->ndumps && (int64_t)d[0] == info->npoints)
+        *transposed = true;
     else
         return axb_error_set(err, AXB_ERR_FORMAT,
                              "variable '%s': shape (%llu, %llu) does not match %lld samples x %lld "
-                             "points", var, (unsigned long long)d[0], (unsigned long long)d[1],
-                             (long long)info->ndumps, (long long)info->npoints);
+                             "points",
+                             var, (unsigned long long)d[0], (unsigned long long)d[1], (long long)info->ndumps,
+                             (long long)info->npoints);
     return AXB_OK;
 }
 
@@ -77,8 +79,8 @@ static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool fir
     char exc[64];
     AXB_TRY(axb_h5_attr_string(fid, AXB_NC_ATT_EXCITATION, exc, sizeof exc, err));
     AXB_CHECK(err, !strcmp(exc, exc_name[info->excitation[sim]]), AXB_ERR_FORMAT,
-              "attribute 'excitation type': '%s', but a %s simulation is a %s", exc,
-              axb_sim_name(sim), exc_name[info->excitation[sim]]);
+              "attribute 'excitation type': '%s', but a %s simulation is a %s", exc, axb_sim_name(sim),
+              exc_name[info->excitation[sim]]);
     const char *names[NV_MAX];
     int nv = run_vars(info, sim, names);
     int present = 0;
@@ -90,8 +92,7 @@ static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool fir
         AXB_TRY(snapshot_axis(fid, path, info, &tr, err));
         if (first && present == 0) info->transposed = tr;
         AXB_CHECK(err, tr == info->transposed, AXB_ERR_UNSUPPORTED,
-                  "variable '%s': orientation differs from the database's other snapshot arrays",
-                  path);
+                  "variable '%s': orientation differs from the database's other snapshot arrays", path);
         present++;
     }
     AXB_CHECK(err, present > 0, AXB_ERR_FORMAT, "group 'Snapshots': none of the %s variables",
@@ -134,8 +135,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
                 for (int i = 0; i < H5Pget_nfilters(dcpl); i++) {
                     unsigned flags, cd[4] = {0};
                     size_t ncd = 4;
-                    if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) ==
-                        H5Z_FILTER_DEFLATE)
+                    if (H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE)
                         info->deflate = ncd ? (int)cd[0] : 0;
                 }
                 info->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
@@ -234,8 +234,8 @@ static axb_status raw_reader(axb_db *db, orig_file *f, axb_error *err)
 
 /* Reads columns (points) ids[0..nu) (sorted, distinct) of snapshot variable v of file f into
  * buf[u][t] (*point_major) or buf[t][u]. */
-static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, const int64_t *ids,
-                               axb_io_mode mode, float *buf, bool *point_major, axb_error *err)
+static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, const int64_t *ids, axb_io_mode mode,
+                               float *buf, bool *point_major, axb_error *err)
 {
     int64_t bytes = 0, calls = 0;
     const int axis = db->info.transposed ? 0 : 1;
@@ -246,8 +246,10 @@ static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, cons
         bool used = false;
         AXB_TRY(raw_reader(db, f, err));
         if (f->raw)
-            AXB_TRY(axb_chunk_reader_read_cols(f->raw, f->raw_idx[v], nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
-        if (!used) AXB_TRY(axb_h5_read_cols_by_chunk(dset, axis, nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
+            AXB_TRY(axb_chunk_reader_read_cols(f->raw, f->raw_idx[v], nu, ids, BULK_MIN_FILL, buf, &used, &bytes,
+                                               &calls, err));
+        if (!used)
+            AXB_TRY(axb_h5_read_cols_by_chunk(dset, axis, nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
         if (used) {
             *point_major = true;
             db->stats.read_calls += calls;
@@ -282,8 +284,8 @@ static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, ax
  * its series through @p place. This is the one loop both element and point reads share. */
 typedef void (*place_fn)(const axb_db *db, const float *col, bool point_major, int64_t nu, int gv, void *ctx);
 
-static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode,
-                         place_fn place, void *ctx, axb_error *err)
+static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode, place_fn place, void *ctx,
+                         axb_error *err)
 {
     orig_impl *o = db->impl;
     const axb_db_info *info = &db->info;
@@ -315,7 +317,7 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
 typedef struct elem_ctx {
     int64_t n;
     const int64_t *elems;
-    const int64_t *inv;         /* [n][np1][np1] (request, j, i) -> unique point index */
+    const int64_t *inv; /* [n][np1][np1] (request, j, i) -> unique point index */
     float *out;
 } elem_ctx;
 
@@ -364,8 +366,8 @@ static axb_status orig_prefetch_elements(axb_db *db, int64_t n, const int64_t *e
     return st;
 }
 
-static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode,
-                                     float *out, axb_error *err)
+static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
+                                     axb_error *err)
 {
     int64_t *uniq, *inv, nu;
     AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
@@ -390,14 +392,15 @@ static void place_points(const axb_db *db, const float *col, bool tr, int64_t nu
     for (int64_t k = 0; k < c->n; k++) {
         int64_t u = c->inv[k];
         float *dst = c->out + ((int64_t)k * nv + gv) * nt;
-        if (tr) memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
+        if (tr)
+            memcpy(dst, col + u * nt, (size_t)nt * sizeof *dst);
         else
             for (int64_t t = 0; t < nt; t++) dst[t] = col[t * nu + u];
     }
 }
 
-static axb_status orig_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode,
-                                   float *out, axb_error *err)
+static axb_status orig_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
+                                   axb_error *err)
 {
     int64_t *uniq, *inv, nu;
     AXB_TRY(axb_unique_i64(ids, n, &uniq, &nu, &inv, err));

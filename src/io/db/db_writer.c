@@ -23,16 +23,25 @@ axb_status axb_db_writer_new(MPI_Comm comm, const char *path, const axb_db_write
     return AXB_OK;
 }
 
-axb_status axb_db_writer_define(axb_db_writer *w, axb_error *err) { return w->ops->define(w, err); }
+axb_status axb_db_writer_define(axb_db_writer *w, axb_error *err)
+{
+    return w->ops->define(w, err);
+}
 
-axb_status axb_db_writer_write_mesh(axb_db_writer *w, axb_error *err) { return w->ops->write_mesh(w, err); }
+axb_status axb_db_writer_write_mesh(axb_db_writer *w, axb_error *err)
+{
+    return w->ops->write_mesh(w, err);
+}
 
 axb_status axb_db_writer_write_stf(axb_db_writer *w, const float *stf, const float *stf_d, axb_error *err)
 {
     return w->ops->write_stf(w, stf, stf_d, err);
 }
 
-axb_status axb_db_writer_begin(axb_db_writer *w, axb_error *err) { return w->ops->begin(w, err); }
+axb_status axb_db_writer_begin(axb_db_writer *w, axb_error *err)
+{
+    return w->ops->begin(w, err);
+}
 
 axb_status axb_db_writer_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err)
 {
@@ -44,7 +53,10 @@ axb_status axb_db_writer_put(axb_db_writer *w, int64_t start, int64_t count, axb
     return w->ops->put(w, start, count, err);
 }
 
-axb_status axb_db_writer_checkpoint(axb_db_writer *w, axb_error *err) { return w->ops->checkpoint(w, err); }
+axb_status axb_db_writer_checkpoint(axb_db_writer *w, axb_error *err)
+{
+    return w->ops->checkpoint(w, err);
+}
 
 axb_status axb_db_writer_close(axb_db_writer **w, axb_status st, axb_error *err)
 {

@@ -41,15 +41,15 @@ typedef struct axb_db_writer_ops {
 
 struct axb_db_writer {
     const axb_db_writer_ops *ops;
-    MPI_Comm comm;              /* the caller's, not duplicated: the writer lives within one call */
+    MPI_Comm comm; /* the caller's, not duplicated: the writer lives within one call */
     int rank, size;
-    const char *path;           /* owned by the caller, valid until close */
-    void *impl;                 /* the layout's state */
+    const char *path; /* owned by the caller, valid until close */
+    void *impl;       /* the layout's state */
 };
 
 /* For the constructors: a writer of @p ops over @p impl (taken over: freed by close). */
-AXB_NODISCARD axb_status axb_db_writer_new(MPI_Comm comm, const char *path, const axb_db_writer_ops *ops,
-                                           void *impl, axb_db_writer **out, axb_error *err);
+AXB_NODISCARD axb_status axb_db_writer_new(MPI_Comm comm, const char *path, const axb_db_writer_ops *ops, void *impl,
+                                           axb_db_writer **out, axb_error *err);
 
 AXB_NODISCARD axb_status axb_db_writer_define(axb_db_writer *w, axb_error *err);
 AXB_NODISCARD axb_status axb_db_writer_write_mesh(axb_db_writer *w, axb_error *err);

@@ -41,7 +41,8 @@ static axb_status define_data(int dst, const axb_merged_def *d, merged_impl *m, 
      * allocates the dataset when it is created) */
     AXB_NC_TRY(err, nc_def_var_fill(dst, m->var, NC_NOFILL, NULL), "%s: " AXB_NC_VAR_MERGED " fill", path);
     if (d->deflate < 0) {
-        AXB_NC_TRY(err, nc_def_var_chunking(dst, m->var, NC_CONTIGUOUS, NULL), "%s: " AXB_NC_VAR_MERGED " storage", path);
+        AXB_NC_TRY(err, nc_def_var_chunking(dst, m->var, NC_CONTIGUOUS, NULL), "%s: " AXB_NC_VAR_MERGED " storage",
+                   path);
         return AXB_OK;
     }
     const size_t np1 = (size_t)d->npol + 1;

@@ -16,11 +16,11 @@ typedef struct merged_impl {
     int64_t per;               /* elements per put */
     /* collective */
     float *buf;
-    int wfd;                   /* read-only descriptor whose writeback a put starts */
+    int wfd; /* read-only descriptor whose writeback a put starts */
     /* direct */
     struct axb_block_writer *rf;
-    int64_t data_offset;       /* file offset of the dataset's block */
-    int64_t stream_next;       /* the element the open stream continues with; -1: none */
+    int64_t data_offset; /* file offset of the dataset's block */
+    int64_t stream_next; /* the element the open stream continues with; -1: none */
 } merged_impl;
 
 /* How puts reach the file. open: the data phase starts (collective; may change m->how); buffer:
@@ -39,8 +39,8 @@ extern const merged_strategy axb_merged_collective;
 extern const merged_strategy axb_merged_direct;
 
 /* Defines the whole structure in the open file @p dst after the template @p src (collective). */
-AXB_NODISCARD axb_status axb_merged_define(int src, int dst, const axb_merged_def *d, merged_impl *m,
-                                           const char *path, axb_error *err);
+AXB_NODISCARD axb_status axb_merged_define(int src, int dst, const axb_merged_def *d, merged_impl *m, const char *path,
+                                           axb_error *err);
 
 /* Copies the template's /Mesh data, per-element arrays permuted (rank 0). */
 AXB_NODISCARD axb_status axb_merged_copy_mesh(int src, int dst, const axb_merged_def *d, const char *path,

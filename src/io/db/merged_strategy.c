@@ -35,9 +35,9 @@ static axb_status coll_open(axb_db_writer *w, axb_error *err)
     m->buf = malloc((size_t)m->per * (size_t)m->block_bytes);
     /* best effort: without it, puts are written back when the kernel decides */
     m->wfd = open(w->path, O_RDONLY);
-    axb_status st = m->buf ? AXB_OK
-                           : axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)",
-                                           (long long)m->per);
+    axb_status st = m->buf
+        ? AXB_OK
+        : axb_error_set(err, AXB_ERR_NOMEM, "slab buffer of %lld elements (reduce --memory)", (long long)m->per);
     return axb_agree(w->comm, st, err);
 }
 
@@ -57,8 +57,8 @@ static axb_status coll_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
     const size_t n[5] = {(size_t)count, (size_t)m->def.nvars, np1, np1, (size_t)m->def.ndumps};
     const int rc = nc_put_vara_float(m->ncid, m->var, first, n, m->buf);
     axb_status st = rc == NC_NOERR ? AXB_OK
-                                   : axb_nc_error(err, rc, "%s: writing elements %lld..%lld", w->path,
-                                                  (long long)start, (long long)(start + count - 1));
+                                   : axb_nc_error(err, rc, "%s: writing elements %lld..%lld", w->path, (long long)start,
+                                                  (long long)(start + count - 1));
     st = axb_agree(w->comm, st, err);
 #ifdef SYNC_FILE_RANGE_WRITE
     if (m->wfd >= 0) (void)sync_file_range(m->wfd, 0, 0, SYNC_FILE_RANGE_WRITE);
@@ -103,8 +103,10 @@ static axb_status find_block(axb_db_writer *w, int64_t *offset, axb_error *err)
     int64_t size = 0;
     axb_status st = axb_h5_contiguous_extent(w->path, "/" AXB_NC_VAR_MERGED, offset, &size, err);
     if (st == AXB_ERR_FORMAT || st == AXB_ERR_IO)
-        return axb_error_prefix(err, "cannot %s", m->def.resume ? "resume (damaged by the kill? start again with --force)" : "write");
-    if (st == AXB_ERR_UNSUPPORTED || (!st && (size != m->def.nelem * m->block_bytes || *offset % (int64_t)sizeof(float)))) {
+        return axb_error_prefix(err, "cannot %s",
+                                m->def.resume ? "resume (damaged by the kill? start again with --force)" : "write");
+    if (st == AXB_ERR_UNSUPPORTED ||
+        (!st && (size != m->def.nelem * m->block_bytes || *offset % (int64_t)sizeof(float)))) {
         *offset = -1;
         return AXB_OK;
     }
@@ -119,7 +121,8 @@ static axb_status direct_open(axb_db_writer *w, axb_error *err)
     if (m->ncid >= 0) {
         const int rc = nc_close(m->ncid);
         m->ncid = -1;
-        AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close after definitions", w->path), err));
+        AXB_TRY(axb_agree(
+            w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close after definitions", w->path), err));
     }
     int64_t offset = 0;
     AXB_TRY(axb_agree(w->comm, w->rank == 0 ? find_block(w, &offset, err) : AXB_OK, err));
@@ -132,7 +135,8 @@ static axb_status direct_open(axb_db_writer *w, axb_error *err)
     m->data_offset = offset;
     /* two ranges in flight: one written while the next is read into the other buffer */
     m->per = elements_per_put(m, m->def.inflight_bytes / 2);
-    return axb_agree(w->comm, axb_block_writer_open(w->path, (size_t)(m->per * m->block_bytes), true, &m->rf, err), err);
+    return axb_agree(w->comm, axb_block_writer_open(w->path, (size_t)(m->per * m->block_bytes), true, &m->rf, err),
+                     err);
 }
 
 /* The block writer's buffer, read into directly: no copy. */

@@ -11,7 +11,10 @@
 #include "io/hdf5/block_writer.h"
 #include "io/hdf5/nc_check.h"
 
-static merged_impl *impl_of(const axb_db_writer *w) { return w->impl; }
+static merged_impl *impl_of(const axb_db_writer *w)
+{
+    return w->impl;
+}
 
 /* The new file, its large objects (the element data) on a page boundary as direct writes of
  * whole pages need. netCDF keeps the alignment per process: it is restored at once (1, 1 is
@@ -49,7 +52,9 @@ axb_status axb_merged_reopen(axb_db_writer *w, axb_error *err)
     int rc = nc_open_par(w->path, NC_WRITE, w->comm, MPI_INFO_NULL, &m->ncid);
     if (rc != NC_NOERR) {
         m->ncid = -1;
-        return axb_agree(w->comm, axb_nc_error(err, rc, "%s: cannot open (damaged by the kill? start again with --force)", w->path), err);
+        return axb_agree(
+            w->comm, axb_nc_error(err, rc, "%s: cannot open (damaged by the kill? start again with --force)", w->path),
+            err);
     }
     rc = nc_inq_varid(m->ncid, AXB_NC_VAR_MERGED, &m->var);
     return axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: " AXB_NC_VAR_MERGED, w->path), err);
@@ -85,7 +90,8 @@ static axb_status merged_begin(axb_db_writer *w, axb_error *err)
     if (m->src >= 0) {
         const int rc = nc_close(m->src);
         m->src = -1;
-        AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close", m->def.template_path), err));
+        AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close", m->def.template_path),
+                          err));
     }
     m->how = m->def.direct ? &axb_merged_direct : &axb_merged_collective;
     return m->how->open(w, err);
@@ -140,8 +146,8 @@ axb_status axb_merged_writer_create(MPI_Comm comm, const char *path, const axb_m
               "direct writes need contiguous storage (not deflate)");
     merged_impl *m = calloc(1, sizeof *m);
     if (!m) return axb_error_set(err, AXB_ERR_NOMEM, "%s: writer", path);
-    *m = (merged_impl){.def = *def, .src = -1, .ncid = -1, .var = -1, .stf = -1, .stf_d = -1, .wfd = -1,
-                       .stream_next = -1};
+    *m = (merged_impl){
+        .def = *def, .src = -1, .ncid = -1, .var = -1, .stf = -1, .stf_d = -1, .wfd = -1, .stream_next = -1};
     const int64_t np1 = def->npol + 1;
     m->block_bytes = (int64_t)def->nvars * np1 * np1 * def->ndumps * (int64_t)sizeof(float);
     axb_status st = axb_db_writer_new(comm, path, &merged_ops, m, out, err);
@@ -149,7 +155,10 @@ axb_status axb_merged_writer_create(MPI_Comm comm, const char *path, const axb_m
     return st;
 }
 
-int64_t axb_merged_writer_capacity(const axb_db_writer *w) { return impl_of(w)->per; }
+int64_t axb_merged_writer_capacity(const axb_db_writer *w)
+{
+    return impl_of(w)->per;
+}
 
 bool axb_merged_writer_is_direct(const axb_db_writer *w, bool *page_cache_bypassed)
 {

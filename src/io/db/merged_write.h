@@ -23,12 +23,12 @@ typedef struct axb_merged_def {
     const char *template_path; /* original-layout file: global attributes and /Mesh are copied */
     int64_t nelem, npoints, ndumps;
     int npol, nvars;
-    const int64_t *order;      /* output element k is the template's element order[k] */
-    int deflate;               /* -1: contiguous; 0..9: one chunk per element, shuffle + deflate */
-    bool direct;               /* direct writes asked for (contiguous only) */
-    bool resume;               /* the file exists from a killed run: define only reopens it */
-    int64_t inflight_bytes;    /* memory for element data in flight on this rank */
-    int64_t max_put_bytes;     /* upper bound of one put */
+    const int64_t *order;   /* output element k is the template's element order[k] */
+    int deflate;            /* -1: contiguous; 0..9: one chunk per element, shuffle + deflate */
+    bool direct;            /* direct writes asked for (contiguous only) */
+    bool resume;            /* the file exists from a killed run: define only reopens it */
+    int64_t inflight_bytes; /* memory for element data in flight on this rank */
+    int64_t max_put_bytes;  /* upper bound of one put */
 } axb_merged_def;
 
 /* A merged writer for @p path (not collective; define is the first collective step). @p def is

@@ -15,19 +15,19 @@ static const char *const STRAIN_NAMES[6] = {AXB_NC_STRAIN_DSUS, AXB_NC_STRAIN_DS
 
 /* mesh_S, mesh_Z, then the model: vp, vs, rho, lambda, mu, xi, phi, eta */
 #define NMODEL 10
-static const char *const MODEL_NAMES[NMODEL] = {AXB_NC_MESH_S, AXB_NC_MESH_Z, "mesh_vp", "mesh_vs", "mesh_rho",
+static const char *const MODEL_NAMES[NMODEL] = {AXB_NC_MESH_S, AXB_NC_MESH_Z,  "mesh_vp", "mesh_vs",  "mesh_rho",
                                                 "mesh_lambda", AXB_NC_MESH_MU, "mesh_xi", "mesh_phi", "mesh_eta"};
 
 typedef struct orig_impl {
     axb_original_def def;
     int nv, rows[6];
     const char *names[6];
-    int ncid;                      /* -1 when closed */
-    int snap, mesh;                /* groups */
+    int ncid;       /* -1 when closed */
+    int snap, mesh; /* groups */
     int data[6], stf, stf_d;
     int midpoint, eltype, axis, fem, sem, mp_s, mp_z, G0, G1, G2, gll, glj;
     int model[NMODEL];
-    float *buf;                    /* [nv][nt][max_points] */
+    float *buf; /* [nv][nt][max_points] */
 } orig_impl;
 
 int64_t axb_original_chunk_points(int64_t nt, int64_t npoints)
@@ -184,8 +184,10 @@ static axb_status orig_write_mesh(axb_db_writer *w, axb_error *err)
 static axb_status orig_write_stf(axb_db_writer *w, const float *stf, const float *stf_d, axb_error *err)
 {
     const orig_impl *o = w->impl;
-    AXB_NC_TRY(err, nc_put_var_float(o->snap, o->stf, stf), "%s: writing " AXB_NC_GRP_SNAPSHOTS "/" AXB_NC_VAR_STF, w->path);
-    AXB_NC_TRY(err, nc_put_var_float(o->snap, o->stf_d, stf_d), "%s: writing " AXB_NC_GRP_SNAPSHOTS "/" AXB_NC_VAR_STF_D, w->path);
+    AXB_NC_TRY(err, nc_put_var_float(o->snap, o->stf, stf), "%s: writing " AXB_NC_GRP_SNAPSHOTS "/" AXB_NC_VAR_STF,
+               w->path);
+    AXB_NC_TRY(err, nc_put_var_float(o->snap, o->stf_d, stf_d),
+               "%s: writing " AXB_NC_GRP_SNAPSHOTS "/" AXB_NC_VAR_STF_D, w->path);
     return AXB_OK;
 }
 
@@ -219,8 +221,8 @@ static axb_status orig_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
     for (int k = 0; k < o->nv && !st; k++) {
         const int rc = nc_put_vara_float(o->snap, o->data[k], first, n, o->buf + (int64_t)k * o->def.nt * count);
         if (rc != NC_NOERR)
-            st = axb_nc_error(err, rc, "%s: writing " AXB_NC_GRP_SNAPSHOTS "/%s points %lld..%lld", w->path, o->names[k],
-                              (long long)start, (long long)(start + count));
+            st = axb_nc_error(err, rc, "%s: writing " AXB_NC_GRP_SNAPSHOTS "/%s points %lld..%lld", w->path,
+                              o->names[k], (long long)start, (long long)(start + count));
     }
     return axb_agree(w->comm, st, err);
 }
@@ -258,8 +260,8 @@ static const axb_db_writer_ops original_ops = {
     .close = orig_close,
 };
 
-axb_status axb_original_writer_create(MPI_Comm comm, const char *path, const axb_original_def *def,
-                                      axb_db_writer **out, axb_error *err)
+axb_status axb_original_writer_create(MPI_Comm comm, const char *path, const axb_original_def *def, axb_db_writer **out,
+                                      axb_error *err)
 {
     orig_impl *o = calloc(1, sizeof *o);
     if (!o) return axb_error_set(err, AXB_ERR_NOMEM, "%s: writer", path);

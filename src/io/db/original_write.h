@@ -17,24 +17,24 @@
 
 typedef struct axb_original_def {
     axb_sim sim;
-    axb_dump_type dump;             /* displ_only or strain_only */
+    axb_dump_type dump; /* displ_only or strain_only */
     int npol;
     int64_t npoints;
-    int64_t nelem;                  /* 0: no element topology (strain_only) */
-    int64_t nt;                     /* samples */
-    double dt, period;              /* seconds */
-    double r_min, r_max, r_src;     /* metres: stored shell, source radius */
-    double src_shift;               /* seconds, a whole number of samples */
+    int64_t nelem;              /* 0: no element topology (strain_only) */
+    int64_t nt;                 /* samples */
+    double dt, period;          /* seconds */
+    double r_min, r_max, r_src; /* metres: stored shell, source radius */
+    double src_shift;           /* seconds, a whole number of samples */
     int src_shift_samples;
     float amplitude;
     /* the mesh (rank 0 writes it) */
-    const double *s, *z;            /* [npoints] metres */
-    double vp, vs, rho;             /* homogeneous model */
-    int32_t eltype;                 /* of every element */
+    const double *s, *z;                   /* [npoints] metres */
+    double vp, vs, rho;                    /* homogeneous model */
+    int32_t eltype;                        /* of every element */
     const int32_t *sem, *fem, *axis, *mid; /* [nelem][npol+1][npol+1], [nelem][4], [nelem], [nelem] */
     const double *G1, *G2, *gll, *glj;
-    int64_t chunk_points;           /* axb_original_chunk_points */
-    int64_t max_points;             /* the largest put */
+    int64_t chunk_points; /* axb_original_chunk_points */
+    int64_t max_points;   /* the largest put */
 } axb_original_def;
 
 /* Points per chunk of the snapshot arrays: AxiSEM's 112, fewer for very long records so a chunk

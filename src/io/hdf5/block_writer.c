@@ -22,19 +22,19 @@ typedef struct page_write {
     int fd, fd_plain;
     const unsigned char *p;
     int64_t off, len;
-    int errno_;      /* 0, or why the write stopped */
-    bool fell_back;  /* O_DIRECT was refused at write time (EINVAL): written through the cache */
+    int errno_;     /* 0, or why the write stopped */
+    bool fell_back; /* O_DIRECT was refused at write time (EINVAL): written through the cache */
 } page_write;
 
 struct axb_block_writer {
     char path[AXB_PATH_MAX];
-    int fd_direct;     /* O_DIRECT where allowed, else a second plain descriptor */
-    int fd_plain;      /* the stream's shared first and last pages */
+    int fd_direct; /* O_DIRECT where allowed, else a second plain descriptor */
+    int fd_plain;  /* the stream's shared first and last pages */
     bool direct;
     unsigned char *bufs[2]; /* each capacity + 2 pages, page aligned */
     unsigned char *buf;     /* the one being filled */
     size_t capacity;
-    pthread_t thread;       /* writing `job` from the other buffer, while `busy` */
+    pthread_t thread; /* writing `job` from the other buffer, while `busy` */
     bool busy;
     page_write job;
     /* the open stream: buf[0..carry) holds file bytes [pos - carry, pos); pos - carry is page
@@ -45,7 +45,10 @@ struct axb_block_writer {
     int64_t n_direct, n_plain;
 };
 
-static int64_t align_down(int64_t x) { return x / ALIGN * ALIGN; }
+static int64_t align_down(int64_t x)
+{
+    return x / ALIGN * ALIGN;
+}
 
 axb_status axb_block_writer_open(const char *path, size_t capacity, bool direct, axb_block_writer **out, axb_error *err)
 {
@@ -81,7 +84,10 @@ axb_status axb_block_writer_open(const char *path, size_t capacity, bool direct,
     return AXB_OK;
 }
 
-bool axb_block_writer_is_direct(const axb_block_writer *f) { return f->direct; }
+bool axb_block_writer_is_direct(const axb_block_writer *f)
+{
+    return f->direct;
+}
 
 /* 0 or the errno that stopped it (ENOSPC for a write that made no progress) */
 static int pwrite_all(int fd, const unsigned char *p, int64_t off, int64_t len)
@@ -164,8 +170,8 @@ void *axb_block_writer_buffer(axb_block_writer *f, size_t *head)
 
 axb_status axb_block_writer_put(axb_block_writer *f, size_t len, axb_error *err)
 {
-    AXB_CHECK(err, f->open && len <= f->capacity, AXB_ERR_INTERNAL, "%s: put of %zu bytes (capacity %zu)%s",
-              f->path, len, f->capacity, f->open ? "" : " without a stream");
+    AXB_CHECK(err, f->open && len <= f->capacity, AXB_ERR_INTERNAL, "%s: put of %zu bytes (capacity %zu)%s", f->path,
+              len, f->capacity, f->open ? "" : " without a stream");
     const int64_t base = f->pos - (int64_t)f->carry; /* file offset of buf[0], page aligned */
     const int64_t end = f->pos + (int64_t)len;
     /* the first page is shared with whoever owns the bytes before `start` */
@@ -186,7 +192,8 @@ axb_status axb_block_writer_put(axb_block_writer *f, size_t len, axb_error *err)
     unsigned char *next = f->buf == f->bufs[0] ? f->bufs[1] : f->bufs[0];
     f->carry = (size_t)(end - direct_end);
     memcpy(next, f->buf + (direct_end - base), f->carry);
-    f->job = (page_write){f->fd_direct, f->fd_plain, f->buf + (first_own - base), first_own, direct_end - first_own, 0, false};
+    f->job = (page_write){f->fd_direct, f->fd_plain, f->buf + (first_own - base), first_own, direct_end - first_own, 0,
+                          false};
     f->pos = end;
     f->buf = next;
     if (pthread_create(&f->thread, NULL, page_writer, &f->job) == 0) {

@@ -45,7 +45,7 @@ typedef struct axb_block_writer axb_block_writer;
  *  @p direct asks for O_DIRECT; where the file system refuses it (e.g. tmpfs) the stream writes
  *  through the page cache instead: axb_block_writer_is_direct tells which. */
 AXB_NODISCARD axb_status axb_block_writer_open(const char *path, size_t capacity, bool direct, axb_block_writer **out,
-                                          axb_error *err);
+                                               axb_error *err);
 
 /** True when whole pages go to the file with O_DIRECT. */
 bool axb_block_writer_is_direct(const axb_block_writer *f);
@@ -82,8 +82,8 @@ void axb_block_writer_close(axb_block_writer **f);
 /** File offset and size of the storage of the contiguous, allocated dataset @p dataset in the
  *  HDF5 file @p path (serial open, read-only). AXB_ERR_UNSUPPORTED when the dataset is chunked,
  *  compact or not allocated. */
-AXB_NODISCARD axb_status axb_h5_contiguous_extent(const char *path, const char *dataset, int64_t *offset,
-                                                  int64_t *size, axb_error *err);
+AXB_NODISCARD axb_status axb_h5_contiguous_extent(const char *path, const char *dataset, int64_t *offset, int64_t *size,
+                                                  axb_error *err);
 
 #ifdef __cplusplus
 }

@@ -35,12 +35,12 @@
 enum { SLOT_READY = 0, SLOT_PENDING = 1 };
 
 typedef struct rc_dset {
-    hid_t dset;            /* not owned */
+    hid_t dset; /* not owned */
     int axis, other;
-    int64_t cp, nt, np;    /* chunk width along axis, length of the other axis, points */
+    int64_t cp, nt, np; /* chunk width along axis, length of the other axis, points */
     int64_t nchunks;
-    int64_t *addr;         /* per chunk: file address, -1 unknown yet */
-    int32_t *slot;         /* per chunk: cache slot or -1 */
+    int64_t *addr; /* per chunk: file address, -1 unknown yet */
+    int32_t *slot; /* per chunk: cache slot or -1 */
 } rc_dset;
 
 /* One pread for the helper: chunks items[first..first+n) (sorted by address, adjacent). */
@@ -62,35 +62,35 @@ typedef struct rc_fd {
 
 struct axb_chunk_reader {
     char *path;
-    rc_fd main;            /* the caller's reads */
-    int64_t chunk_bytes;   /* the same for every dataset taken */
+    rc_fd main;          /* the caller's reads */
+    int64_t chunk_bytes; /* the same for every dataset taken */
     rc_dset ds[RC_MAX_DSETS];
     int nds;
-    unsigned char *gbuf;   /* caller's group buffer: RC_GROUP_MAX (or one chunk) + 2 pages */
+    unsigned char *gbuf; /* caller's group buffer: RC_GROUP_MAX (or one chunk) + 2 pages */
     int64_t gcap;
     /* Chunks already read: a point serves up to four elements, which may fall in different
      * requests, so a chunk is wanted again later. Least recently used is replaced; slots the
      * helper is filling are never. */
     int64_t nslots, clock;
-    int64_t nlisted;       /* slots listed by a prefetch and not read since (main thread only) */
-    unsigned char *slots;  /* nslots x chunk_bytes */
+    int64_t nlisted;      /* slots listed by a prefetch and not read since (main thread only) */
+    unsigned char *slots; /* nslots x chunk_bytes */
     int32_t *slot_ds;
     int64_t *slot_chunk, *slot_used;
     unsigned char *slot_state; /* SLOT_*, under mu */
     /* the helper */
     pthread_mutex_t mu;
-    pthread_cond_t cv;     /* work queued, a run done, or stop */
+    pthread_cond_t cv; /* work queued, a run done, or stop */
     bool started, stop;
-    rc_item *items;        /* queued chunks; runs index into it */
+    rc_item *items; /* queued chunks; runs index into it */
     int64_t nitems, icap;
     rc_run *runs;
     int64_t run_head, nruns;
-    unsigned char *tbuf;   /* helper's group buffer */
-    int32_t *hslot;        /* the helper's copy of its run's slots and offsets: the lists may be */
-    int64_t *hoff;         /* compacted or moved while it reads */
+    unsigned char *tbuf; /* helper's group buffer */
+    int32_t *hslot;      /* the helper's copy of its run's slots and offsets: the lists may be */
+    int64_t *hoff;       /* compacted or moved while it reads */
     rc_fd helper;
     pthread_t thread;
-    axb_status th_st;      /* the first failure of the helper, kept for every later call */
+    axb_status th_st; /* the first failure of the helper, kept for every later call */
     char th_msg[AXB_ERRMSG_MAX];
 };
 
@@ -127,8 +127,12 @@ static axb_status read_span(rc_fd *f, const char *path, unsigned char *buf, int6
             f->direct = false;
             return read_span(f, path, buf, off, len, at, err);
         }
-        if (n < 0) return axb_error_set(err, AXB_ERR_IO, "read of %lld bytes at offset %lld: %s", (long long)len, (long long)off, strerror(errno));
-        if (n == 0) return axb_error_set(err, AXB_ERR_FORMAT, "truncated: chunk data end at offset %lld, after the file's end", (long long)(off + len));
+        if (n < 0)
+            return axb_error_set(err, AXB_ERR_IO, "read of %lld bytes at offset %lld: %s", (long long)len,
+                                 (long long)off, strerror(errno));
+        if (n == 0)
+            return axb_error_set(err, AXB_ERR_FORMAT, "truncated: chunk data end at offset %lld, after the file's end",
+                                 (long long)(off + len));
         got += n;
     }
     *at = buf + (off - a);
@@ -252,9 +256,9 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, int *
     hsize_t dims[2], cdims[2];
     hid_t fs = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
     bool ok = r->nds < RC_MAX_DSETS && fs >= 0 && dcpl >= 0 && type >= 0 && H5Sget_simple_extent_ndims(fs) == 2 &&
-              (axis == 0 || axis == 1) && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2 &&
-              H5Pget_nfilters(dcpl) == 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0 &&
-              H5Tequal(H5T_NATIVE_FLOAT, H5T_IEEE_F32LE) > 0;
+        (axis == 0 || axis == 1) && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2 &&
+        H5Pget_nfilters(dcpl) == 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0 &&
+        H5Tequal(H5T_NATIVE_FLOAT, H5T_IEEE_F32LE) > 0;
     if (ok) H5Sget_simple_extent_dims(fs, dims, NULL);
     if (fs >= 0) H5Sclose(fs);
     if (dcpl >= 0) H5Pclose(dcpl);
@@ -269,8 +273,10 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, int *
     d->np = (int64_t)dims[axis];
     d->nchunks = (d->np + d->cp - 1) / d->cp;
     const int64_t cb = d->cp * d->nt * (int64_t)sizeof(float); /* edge chunks are stored whole too */
-    if (r->chunk_bytes == 0) AXB_TRY(size_cache(r, cb, d->nchunks, err));
-    else if (cb != r->chunk_bytes) return AXB_OK; /* one slot size per reader */
+    if (r->chunk_bytes == 0)
+        AXB_TRY(size_cache(r, cb, d->nchunks, err));
+    else if (cb != r->chunk_bytes)
+        return AXB_OK; /* one slot size per reader */
     d->addr = malloc((size_t)d->nchunks * sizeof *d->addr);
     d->slot = malloc((size_t)d->nchunks * sizeof *d->slot);
     if (!d->addr || !d->slot) {
@@ -307,7 +313,10 @@ static bool chunk_addr(const axb_chunk_reader *r, rc_dset *d, int64_t c, int64_t
 }
 
 /* Slot k is listed by a prefetch and not read since. Main thread only, like nlisted. */
-static bool slot_listed(const axb_chunk_reader *r, int64_t k) { return r->slot_used[k] >= RC_LISTED; }
+static bool slot_listed(const axb_chunk_reader *r, int64_t k)
+{
+    return r->slot_used[k] >= RC_LISTED;
+}
 
 /* Marks slot k listed (used now, kept until read). */
 static void slot_list(axb_chunk_reader *r, int64_t k)
@@ -368,8 +377,8 @@ static int item_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64_t *ids, double min_fill, int64_t *bytes,
-                                  int64_t *calls, axb_error *err)
+axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64_t *ids, double min_fill,
+                                     int64_t *bytes, int64_t *calls, axb_error *err)
 {
     *bytes = *calls = 0;
     if (n == 0 || r->nslots == 0) return AXB_OK;
@@ -405,7 +414,8 @@ axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64
          * copy of the run's slots, so the lists may move under it) */
         const int64_t i0 = r->run_head < r->nruns ? r->runs[r->run_head].first : r->nitems;
         if (r->nitems > i0) memmove(r->items, r->items + i0, (size_t)(r->nitems - i0) * sizeof *r->items);
-        if (r->nruns > r->run_head) memmove(r->runs, r->runs + r->run_head, (size_t)(r->nruns - r->run_head) * sizeof *r->runs);
+        if (r->nruns > r->run_head)
+            memmove(r->runs, r->runs + r->run_head, (size_t)(r->nruns - r->run_head) * sizeof *r->runs);
         r->nitems -= i0;
         r->nruns -= r->run_head;
         r->run_head = 0;
@@ -435,8 +445,10 @@ axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64
         for (int64_t a = 0; a < n; a++) {
             const int64_t c = ids[a] / d->cp;
             if (a > 0 && c == ids[a - 1] / d->cp) continue;
-            if (d->slot[c] >= 0) slot_list(r, d->slot[c]);
-            else r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
+            if (d->slot[c] >= 0)
+                slot_list(r, d->slot[c]);
+            else
+                r->items[m++] = (rc_item){d->addr[c], c, (int32_t)di, -1};
         }
     }
     for (int64_t k = base; k < m; k++) {
@@ -505,7 +517,8 @@ static void take_cols(const rc_dset *d, const unsigned char *p, int64_t ci, int6
         const int64_t col = ids[u] - ci * cp;
         float *dst = buf + u * nt;
         if (d->axis == 1) {
-            for (int64_t t = 0; t < nt; t++) memcpy(dst + t, p + (t * cp + col) * (int64_t)sizeof(float), sizeof(float));
+            for (int64_t t = 0; t < nt; t++)
+                memcpy(dst + t, p + (t * cp + col) * (int64_t)sizeof(float), sizeof(float));
         } else {
             memcpy(dst, p + col * nt * (int64_t)sizeof(float), (size_t)nt * sizeof(float));
         }
@@ -513,7 +526,7 @@ static void take_cols(const rc_dset *d, const unsigned char *p, int64_t ci, int6
 }
 
 axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, const int64_t *ids, double min_fill,
-                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
+                                      float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
     *used = false;
     *bytes = *calls = 0;

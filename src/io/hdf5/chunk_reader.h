@@ -27,12 +27,12 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, int *
  * read_cols of sorted ids[0..n) will need from each dataset (those that pass its *used rule),
  * unless they are cached or would take more than half the cache; returns at once. A hint: what
  * is not prefetched is read by read_cols. *bytes and *calls count the reads queued. */
-axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64_t *ids, double min_fill, int64_t *bytes,
-                                  int64_t *calls, axb_error *err);
+axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64_t *ids, double min_fill,
+                                     int64_t *bytes, int64_t *calls, axb_error *err);
 /* Dataset @p idx, as axb_h5_read_cols_by_chunk (same *used rule; also false when a touched chunk is
  * not stored whole and unfiltered, e.g. never written); waits for chunks being prefetched. */
 axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, const int64_t *ids, double min_fill,
-                                   float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
+                                      float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
 void axb_chunk_reader_close(axb_chunk_reader **r);
 
 #endif

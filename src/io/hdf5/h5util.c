@@ -64,16 +64,14 @@ axb_status axb_h5_open(const char *path, hid_t fapl, hid_t *fid, axb_error *err)
     }
     fclose(f);
     if (!found) {
-        return axb_error_set(err, AXB_ERR_FORMAT,
-                             "not an HDF5/netCDF-4 file (no HDF5 signature%s)",
+        return axb_error_set(err, AXB_ERR_FORMAT, "not an HDF5/netCDF-4 file (no HDF5 signature%s)",
                              st.st_size == 0 ? "; the file is empty" : "");
     }
     hid_t id = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (id < 0) {
         char why[512];
         axb_h5_last_error(why, sizeof why);
-        return axb_error_set(err, AXB_ERR_FORMAT, "cannot open as HDF5 (damaged or truncated?): %s",
-                             why);
+        return axb_error_set(err, AXB_ERR_FORMAT, "cannot open as HDF5 (damaged or truncated?): %s", why);
     }
     *fid = id;
     return AXB_OK;
@@ -85,7 +83,7 @@ bool axb_h5_exists(hid_t loc, const char *path)
      * check each component. */
     char buf[512];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return false;
-    for (char *p = buf + (buf[0] == '/'); ; p++) {
+    for (char *p = buf + (buf[0] == '/');; p++) {
         char *slash = strchr(p, '/');
         if (slash) *slash = '\0';
         if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0) return false;
@@ -101,11 +99,10 @@ bool axb_h5_attr_exists(hid_t loc, const char *name)
 }
 
 /* Opens attribute @p name and checks it has at least one element of class @p want. */
-static axb_status open_attr(hid_t loc, const char *name, H5T_class_t want, hid_t *aid,
-                            hssize_t *npoints, axb_error *err)
+static axb_status open_attr(hid_t loc, const char *name, H5T_class_t want, hid_t *aid, hssize_t *npoints,
+                            axb_error *err)
 {
-    if (H5Aexists(loc, name) <= 0)
-        return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': not found", name);
+    if (H5Aexists(loc, name) <= 0) return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': not found", name);
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': cannot open", name);
     hid_t t = H5Aget_type(a), s = H5Aget_space(a);
@@ -116,13 +113,13 @@ static axb_status open_attr(hid_t loc, const char *name, H5T_class_t want, hid_t
     bool numeric_ok = want != H5T_STRING && (cls == H5T_INTEGER || cls == H5T_FLOAT);
     if (!(cls == want || numeric_ok)) {
         H5Aclose(a);
-        return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': expected a %s, found another type",
-                             name, want == H5T_STRING ? "string" : "number");
+        return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': expected a %s, found another type", name,
+                             want == H5T_STRING ? "string" : "number");
     }
     if (want == H5T_INTEGER && cls == H5T_FLOAT) {
         H5Aclose(a);
-        return axb_error_set(err, AXB_ERR_FORMAT,
-                             "attribute '%s': expected an integer, found a floating-point value", name);
+        return axb_error_set(err, AXB_ERR_FORMAT, "attribute '%s': expected an integer, found a floating-point value",
+                             name);
     }
     if (np < 1) {
         H5Aclose(a);
@@ -133,8 +130,8 @@ static axb_status open_attr(hid_t loc, const char *name, H5T_class_t want, hid_t
     return AXB_OK;
 }
 
-static axb_status read_numeric(hid_t loc, const char *name, H5T_class_t want, hid_t memtype,
-                               size_t elsize, void *out, axb_error *err)
+static axb_status read_numeric(hid_t loc, const char *name, H5T_class_t want, hid_t memtype, size_t elsize, void *out,
+                               axb_error *err)
 {
     hid_t a;
     hssize_t np;
@@ -212,8 +209,7 @@ axb_status axb_h5_attr_string(hid_t loc, const char *name, char *buf, size_t siz
 
 axb_status axb_h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, axb_error *err)
 {
-    if (!axb_h5_exists(loc, name))
-        return axb_error_set(err, AXB_ERR_FORMAT, "variable '%s': not found", name);
+    if (!axb_h5_exists(loc, name)) return axb_error_set(err, AXB_ERR_FORMAT, "variable '%s': not found", name);
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0) return axb_error_set(err, AXB_ERR_FORMAT, "variable '%s': not a dataset", name);
     hid_t s = H5Dget_space(d);
@@ -235,13 +231,12 @@ static void format_dims(char *buf, size_t size, int rank, const hsize_t *dims)
     size_t off = 0;
     off += (size_t)snprintf(buf + off, size - off, "(");
     for (int i = 0; i < rank && off < size; i++)
-        off += (size_t)snprintf(buf + off, size - off, "%s%llu", i ? ", " : "",
-                                (unsigned long long)dims[i]);
+        off += (size_t)snprintf(buf + off, size - off, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
     if (off < size) snprintf(buf + off, size - off, ")");
 }
 
-axb_status axb_h5_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims,
-                    void *buf, axb_error *err)
+axb_status axb_h5_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims, void *buf,
+                       axb_error *err)
 {
     int r;
     hsize_t have[H5U_MAXRANK];
@@ -266,8 +261,8 @@ axb_status axb_h5_read(hid_t loc, const char *name, hid_t memtype, int rank, con
     return AXB_OK;
 }
 
-axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective,
-                         hid_t memtype, void *buf, int64_t *bytes, axb_error *err)
+axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective, hid_t memtype,
+                            void *buf, int64_t *bytes, axb_error *err)
 {
     hid_t fs = H5Dget_space(dset);
     int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
@@ -337,15 +332,15 @@ bool axb_h5_contiguous_offset(hid_t dset, int64_t *offset)
     return true;
 }
 
-axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
-                                  float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
+axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill, float *buf,
+                                     bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
     *used = false;
     *bytes = *calls = 0;
     hsize_t dims[2], cdims[2];
     hid_t fs = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset);
     bool ok = fs >= 0 && dcpl >= 0 && H5Sget_simple_extent_ndims(fs) == 2 && (axis == 0 || axis == 1) &&
-              H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2;
+        H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 2, cdims) == 2;
     if (ok) H5Sget_simple_extent_dims(fs, dims, NULL);
     const int other = 1 - axis;
     ok = ok && cdims[other] == dims[other] && cdims[axis] > 0;
@@ -362,8 +357,10 @@ axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int6
     float *tmp = malloc((size_t)(cp * nt) * sizeof *tmp);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     axb_status st = AXB_OK;
-    if (!tmp || dxpl < 0) st = axb_error_set(err, AXB_ERR_NOMEM, "chunk buffer of %lld values", (long long)(cp * nt));
-    else H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT);
+    if (!tmp || dxpl < 0)
+        st = axb_error_set(err, AXB_ERR_NOMEM, "chunk buffer of %lld values", (long long)(cp * nt));
+    else
+        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT);
     for (int64_t a = 0; a < n && !st;) {
         const int64_t c0 = ids[a] / cp * cp, w = c0 + cp <= np ? cp : np - c0;
         int64_t b = a;

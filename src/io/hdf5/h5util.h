@@ -24,9 +24,9 @@ axb_status axb_h5_error(axb_error *err, const char *fmt, ...) AXB_PRINTF(2, 3);
 
 /* Checked HDF5 call (HDF5 signals failure with a negative return): return from the current
  * function with AXB_ERR_HDF5 and the printf-style context if @p call fails. */
-#define AXB_H5_TRY(err, call, ...)                                                                 \
-    do {                                                                                           \
-        if ((call) < 0) return axb_h5_error((err), __VA_ARGS__);                                   \
+#define AXB_H5_TRY(err, call, ...)                                                                                     \
+    do {                                                                                                               \
+        if ((call) < 0) return axb_h5_error((err), __VA_ARGS__);                                                       \
     } while (0)
 
 bool axb_h5_exists(hid_t loc, const char *path);
@@ -43,15 +43,15 @@ axb_status axb_h5_attr_string(hid_t loc, const char *name, char *buf, size_t siz
 axb_status axb_h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, axb_error *err);
 
 /* Reads a whole dataset whose shape must be exactly @p dims (rank @p rank) as @p memtype. */
-axb_status axb_h5_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims,
-                    void *buf, axb_error *err);
+axb_status axb_h5_read(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *dims, void *buf,
+                       axb_error *err);
 
 /* Reads, with one H5Dread, every element of dataset @p dset whose index along dimension @p axis is
  * in ids[0..n) (sorted, distinct; all of every other dimension), into @p buf in file order, as
  * @p memtype. Consecutive indices are merged into runs first (HDF5 builds unions of many small
  * selections slowly). Collective: every rank calls, n may be 0. *bytes receives the size read. */
-axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective,
-                         hid_t memtype, void *buf, int64_t *bytes, axb_error *err);
+axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids, bool collective, hid_t memtype,
+                            void *buf, int64_t *bytes, axb_error *err);
 
 /* As axb_h5_read_runs for a 2-D float dataset (independent I/O), but reading whole chunks, each
  * with one H5Dread into a buffer of the chunk's own shape, then copying the wanted columns out,
@@ -62,8 +62,8 @@ axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids,
  * whole rows along the other axis, when n is 0, or when the ids fill less than @p min_fill of
  * the chunks they touch. *bytes receives the size read from the file, *calls the number of
  * H5Dread calls. */
-axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill,
-                                  float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
+axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill, float *buf,
+                                     bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
 
 /* True when sorted ids[0..n) fill at least @p min_fill of the chunks of @p cp indices they touch:
  * the rule for reading whole chunks (axb_h5_read_cols_by_chunk, axb_chunk_reader_read_cols). */
@@ -72,6 +72,5 @@ bool axb_h5_chunks_dense(int64_t n, const int64_t *ids, int64_t cp, double min_f
 /* File offset of dataset @p dset's storage when it is one contiguous, allocated block; false
  * (and *offset untouched) otherwise. */
 bool axb_h5_contiguous_offset(hid_t dset, int64_t *offset);
-
 
 #endif

@@ -11,10 +11,10 @@
 axb_status axb_nc_error(axb_error *err, int rc, const char *fmt, ...) AXB_PRINTF(3, 4);
 
 /* Return from the current function if the netCDF call @p call fails; context printf-style. */
-#define AXB_NC_TRY(err, call, ...)                                                                 \
-    do {                                                                                           \
-        int axb_nc_rc_ = (call);                                                                   \
-        if (axb_nc_rc_ != NC_NOERR) return axb_nc_error((err), axb_nc_rc_, __VA_ARGS__);           \
+#define AXB_NC_TRY(err, call, ...)                                                                                     \
+    do {                                                                                                               \
+        int axb_nc_rc_ = (call);                                                                                       \
+        if (axb_nc_rc_ != NC_NOERR) return axb_nc_error((err), axb_nc_rc_, __VA_ARGS__);                               \
     } while (0)
 
 #endif

@@ -22,9 +22,8 @@
 
 enum { V_TSHIFT, V_HDUR, V_LAT, V_LON, V_DEPTH, V_MRR, V_MTT, V_MPP, V_MRT, V_MRP, V_MTP, NVALUES };
 
-static const char *const LABELS[NVALUES] = {"time shift", "half duration", "latitude", "longitude",
-                                            "depth",      "Mrr",           "Mtt",      "Mpp",
-                                            "Mrt",        "Mrp",           "Mtp"};
+static const char *const LABELS[NVALUES] = {"time shift", "half duration", "latitude", "longitude", "depth", "Mrr",
+                                            "Mtt",        "Mpp",           "Mrt",      "Mrp",       "Mtp"};
 
 static bool label_equal(const char *a, size_t na, const char *b)
 {
@@ -43,13 +42,11 @@ static axb_status labelled_line(const axb_in_text *t, const char *label, char **
     size_t n = colon ? (size_t)(colon - line) : 0;
     while (n > 0 && isspace((unsigned char)line[n - 1])) n--;
     if (!colon || !label_equal(line, n, label))
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected a '%s:' line, found '%.60s'", label,
-                           line);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected a '%s:' line, found '%.60s'", label, line);
     char *tok[2];
     int ntok = axb_in_split(colon + 1, tok, 2);
     if (ntok != 1)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "'%s:' needs exactly one value, found %d", label,
-                           ntok);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "'%s:' needs exactly one value, found %d", label, ntok);
     *value = tok[0];
     return AXB_OK;
 }
@@ -59,8 +56,7 @@ static axb_status next_line(axb_in_text *t, const char *what, axb_error *err)
     bool eof;
     AXB_TRY(axb_in_text_next(t, &eof, err));
     if (eof)
-        return axb_error_set(err, AXB_ERR_FORMAT,
-                             "%s:%" PRId64 ": unexpected end of file: the '%s:' line is missing",
+        return axb_error_set(err, AXB_ERR_FORMAT, "%s:%" PRId64 ": unexpected end of file: the '%s:' line is missing",
                              t->path, t->lineno + 1, what);
     return AXB_OK;
 }
@@ -76,28 +72,30 @@ static axb_status parse_hypocentre(const axb_in_text *t, axb_time_ns *time, axb_
     if (ntok > 0 && isalpha((unsigned char)tok[0][0])) {
         char *p = tok[0];
         while (*p && !isdigit((unsigned char)*p)) p++;
-        if (*p) tok[0] = p;
-        else first = 1;
+        if (*p)
+            tok[0] = p;
+        else
+            first = 1;
     }
-    static const char *const names[] = {"year",      "month",     "day",   "hour",
-                                        "minute",    "second",    "latitude",
-                                        "longitude", "depth",     "mb",    "Ms"};
+    static const char *const names[] = {"year",     "month",     "day",   "hour", "minute", "second",
+                                        "latitude", "longitude", "depth", "mb",   "Ms"};
     const int need = (int)(sizeof names / sizeof *names);
     if (ntok > MAXTOK) ntok = MAXTOK; /* the region name may have any number of words */
     if (ntok - first < need)
         return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "hypocentre line: expected [catalog] year month day hour minute second "
-                           "latitude longitude depth mb Ms, found %d fields", ntok);
+                               "hypocentre line: expected [catalog] year month day hour minute second "
+                               "latitude longitude depth mb Ms, found %d fields",
+                               ntok);
     int64_t ymdhm[5];
     for (int i = 0; i < 5; i++)
         if (!axb_in_parse_int64(tok[first + i], &ymdhm[i]) || ymdhm[i] < 0 || ymdhm[i] > 9999)
-            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.40s' is not a valid %s",
-                               first + i + 1, names[i], tok[first + i], names[i]);
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.40s' is not a valid %s", first + i + 1,
+                                   names[i], tok[first + i], names[i]);
     double v[6];
     for (int i = 5; i < need; i++)
         AXB_TRY(axb_in_field_double(t, first + i + 1, names[i], tok[first + i], &v[i - 5], err));
-    axb_status st = axb_time_from_fields((int)ymdhm[0], (int)ymdhm[1], (int)ymdhm[2], (int)ymdhm[3],
-                                         (int)ymdhm[4], v[0], time, err);
+    axb_status st = axb_time_from_fields((int)ymdhm[0], (int)ymdhm[1], (int)ymdhm[2], (int)ymdhm[3], (int)ymdhm[4],
+                                         v[0], time, err);
     if (st) axb_error_prefix(err, "%s:%" PRId64 ": hypocentre time", t->path, t->lineno);
     return st;
 }
@@ -125,8 +123,7 @@ static axb_status read_event(axb_in_text *t, axb_source *s, axb_error *err)
         AXB_TRY(next_line(t, LABELS[i], err));
         AXB_TRY(labelled_line(t, LABELS[i], &value, err));
         if (!axb_in_parse_double(value, &v[i]))
-            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "%s: '%.80s' is not a number", LABELS[i],
-                               value);
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "%s: '%.80s' is not a number", LABELS[i], value);
         if (i == V_LAT) AXB_TRY(check(t, axb_in_check_lat(v[i], "latitude", err), err));
         if (i == V_LON) AXB_TRY(check(t, axb_in_check_lon(v[i], "longitude", err), err));
         if (i == V_DEPTH) AXB_TRY(check(t, axb_in_check_depth(v[i], "depth", err), err));

@@ -43,30 +43,26 @@ axb_status axb_in_grow(void **arr, int64_t *cap, int64_t n, size_t elem, axb_err
 
 axb_status axb_in_check_lat(double lat, const char *what, axb_error *err)
 {
-    AXB_CHECK(err, lat >= -90.0 && lat <= 90.0, AXB_ERR_RANGE, "%s: %.17g is outside -90..90", what,
-              lat);
+    AXB_CHECK(err, lat >= -90.0 && lat <= 90.0, AXB_ERR_RANGE, "%s: %.17g is outside -90..90", what, lat);
     return AXB_OK;
 }
 
 axb_status axb_in_check_lon(double lon, const char *what, axb_error *err)
 {
-    AXB_CHECK(err, lon >= -180.0 && lon <= 180.0, AXB_ERR_RANGE, "%s: %.17g is outside -180..180",
-              what, lon);
+    AXB_CHECK(err, lon >= -180.0 && lon <= 180.0, AXB_ERR_RANGE, "%s: %.17g is outside -180..180", what, lon);
     return AXB_OK;
 }
 
 axb_status axb_in_check_depth(double depth, const char *what, axb_error *err)
 {
-    AXB_CHECK(err, depth >= 0.0, AXB_ERR_RANGE,
-              "%s: %.17g is negative (depths are below the surface)", what, depth);
+    AXB_CHECK(err, depth >= 0.0, AXB_ERR_RANGE, "%s: %.17g is negative (depths are below the surface)", what, depth);
     return AXB_OK;
 }
 
 axb_status axb_in_copy_code(char *dst, size_t size, const char *src, const char *what, axb_error *err)
 {
     size_t n = strlen(src);
-    AXB_CHECK(err, n < size, AXB_ERR_RANGE, "%s '%.40s' is longer than %zu characters", what, src,
-              size - 1);
+    AXB_CHECK(err, n < size, AXB_ERR_RANGE, "%s '%.40s' is longer than %zu characters", what, src, size - 1);
     memcpy(dst, src, n + 1);
     return AXB_OK;
 }
@@ -93,8 +89,8 @@ static int cmp_receiver_ptr(const void *a, const void *b)
 static bool same_receiver(const axb_receiver *x, const axb_receiver *y)
 {
     bool depth_eq = (isnan(x->depth) && isnan(y->depth)) || x->depth == y->depth;
-    return !strcmp(x->network, y->network) && !strcmp(x->station, y->station) &&
-           !strcmp(x->location, y->location) && x->lat == y->lat && x->lon == y->lon && depth_eq;
+    return !strcmp(x->network, y->network) && !strcmp(x->station, y->station) && !strcmp(x->location, y->location) &&
+        x->lat == y->lat && x->lon == y->lon && depth_eq;
 }
 
 void axb_in_receivers_dedupe(axb_receiver_list *l)

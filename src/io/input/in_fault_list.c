@@ -18,8 +18,10 @@ axb_status axb_read_finite(const char *path, axb_source_list *out, axb_error *er
 {
     out->n = 0;
     out->src = NULL;
-    if (has_suffix(path, ".param")) AXB_TRY(axb_read_usgs_param(path, 10000, 0.1, 1.0, out, err));
-    else AXB_TRY(axb_read_srf(path, true, out, err));
+    if (has_suffix(path, ".param"))
+        AXB_TRY(axb_read_usgs_param(path, 10000, 0.1, 1.0, out, err));
+    else
+        AXB_TRY(axb_read_srf(path, true, out, err));
     if (out->n == 0) {
         axb_source_list_free(out);
         return axb_error_set(err, AXB_ERR_FORMAT, "%s: no point sources", path);

@@ -17,9 +17,9 @@
 
 typedef struct axb_in_text {
     FILE *fp;
-    const char *path;           /* borrowed, for messages */
-    int64_t lineno;             /* 1-based number of the line in `line`; 0 before the first */
-    char *line;                 /* current line without its end-of-line characters */
+    const char *path; /* borrowed, for messages */
+    int64_t lineno;   /* 1-based number of the line in `line`; 0 before the first */
+    char *line;       /* current line without its end-of-line characters */
     size_t cap;
 } axb_in_text;
 
@@ -48,12 +48,11 @@ bool axb_in_parse_double(const char *s, double *v);
 bool axb_in_parse_int64(const char *s, int64_t *v);
 
 /* "PATH:LINE: field N (NAME): 'TOK' is not a number" as AXB_ERR_FORMAT. */
-axb_status axb_in_err_number(const axb_in_text *t, int field, const char *name, const char *tok,
-                         axb_error *err);
+axb_status axb_in_err_number(const axb_in_text *t, int field, const char *name, const char *tok, axb_error *err);
 
 /* Parses token @p tok (field @p field, called @p name) as a finite double, or fails as above. */
-axb_status axb_in_field_double(const axb_in_text *t, int field, const char *name, const char *tok,
-                           double *v, axb_error *err);
+axb_status axb_in_field_double(const axb_in_text *t, int field, const char *name, const char *tok, double *v,
+                               axb_error *err);
 
 /* Sets AXB_ERR_FORMAT / the given code with the message prefixed by "PATH:LINE: ". */
 axb_status axb_in_err_line(const axb_in_text *t, axb_status code, axb_error *err, const char *fmt, ...)

@@ -74,7 +74,8 @@ axb_status axb_invmesh_check(const axb_invmesh *m, axb_error *err)
                 const double *p = m->vert + 3 * v[a], *q = m->vert + 3 * v[b];
                 edge = fmax(edge, hypot(hypot(p[0] - q[0], p[1] - q[1]), p[2] - q[2]));
             }
-        const double vol = fabs(tet_det(m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], m->vert + 3 * v[3])) / 6;
+        const double vol =
+            fabs(tet_det(m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], m->vert + 3 * v[3])) / 6;
         AXB_CHECK(err, edge > 0 && vol > 1e-9 * edge * edge * edge, AXB_ERR_FORMAT,
                   "cell %" PRId64 ": degenerate tetrahedron (volume %.3g m^3, longest edge %.3g m)", c, vol, edge);
     }
@@ -86,9 +87,9 @@ static axb_status numbers(axb_in_text *t, int first, int n, double *v, axb_error
 {
     char *tok[MAXTOK];
     const int nt = axb_in_split(t->line, tok, MAXTOK);
-    if (nt < first + n)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected %d values, found %d", first + n, nt);
-    for (int k = 0; k < n; k++) AXB_TRY(axb_in_field_double(t, first + k + 1, "coordinate", tok[first + k], &v[k], err));
+    if (nt < first + n) return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected %d values, found %d", first + n, nt);
+    for (int k = 0; k < n; k++)
+        AXB_TRY(axb_in_field_double(t, first + k + 1, "coordinate", tok[first + k], &v[k], err));
     return AXB_OK;
 }
 
@@ -100,9 +101,12 @@ static axb_status read_vertices(const char *path, axb_invmesh *m, axb_error *err
     char *tok[MAXTOK];
     int64_t ndim = 0, nvert = 0;
     if (!st) st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "dimension", 3, &ndim, err);
-    if (!st && ndim != 3) st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "dimension %" PRId64 ": only 3 is supported", ndim);
+    if (!st && ndim != 3)
+        st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "dimension %" PRId64 ": only 3 is supported", ndim);
     if (!st) st = need_line(&t, "the vertex count", err);
-    if (!st) st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "vertex count", INT64_C(1) << 40, &nvert, err);
+    if (!st)
+        st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "vertex count", INT64_C(1) << 40,
+                         &nvert, err);
     if (!st) {
         m->vert = malloc((size_t)(nvert ? nvert : 1) * 3 * sizeof *m->vert);
         m->nvert = nvert;
@@ -123,7 +127,9 @@ static axb_status read_facets(const char *path, axb_invmesh *m, axb_error *err)
     axb_status st = need_line(&t, "the cell count", err);
     char *tok[MAXTOK];
     int64_t ncell = 0;
-    if (!st) st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "cell count", INT64_C(1) << 40, &ncell, err);
+    if (!st)
+        st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "cell count", INT64_C(1) << 40,
+                         &ncell, err);
     if (!st) {
         m->cell = malloc((size_t)(ncell ? ncell : 1) * 4 * sizeof *m->cell);
         m->ncell = ncell;
@@ -227,8 +233,8 @@ static axb_status translate(axb_invmesh *m, id_index *map, const char *path, axb
     AXB_TRY(sort_ids(map, m->nvert, path, err));
     for (int64_t k = 0; k < 4 * m->ncell; k++) {
         const int64_t idx = find_id(map, m->nvert, m->cell[k]);
-        AXB_CHECK(err, idx >= 0, AXB_ERR_FORMAT, "%s: cell %" PRId64 " refers to node %" PRId64 ", which is not defined",
-                  path, k / 4, m->cell[k]);
+        AXB_CHECK(err, idx >= 0, AXB_ERR_FORMAT,
+                  "%s: cell %" PRId64 " refers to node %" PRId64 ", which is not defined", path, k / 4, m->cell[k]);
         m->cell[k] = idx;
     }
     return AXB_OK;
@@ -306,7 +312,8 @@ axb_status axb_read_abaqus_mesh(const char *path, axb_invmesh *out, axb_error *e
                 st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "a node line is 'id, x, y, z'");
                 break;
             }
-            for (int k = 0; k < 3 && !st; k++) st = axb_in_field_double(&t, k + 2, "coordinate", tok[k + 1], &x[k], err);
+            for (int k = 0; k < 3 && !st; k++)
+                st = axb_in_field_double(&t, k + 2, "coordinate", tok[k + 1], &x[k], err);
             if (!st) st = add_vertex(out, &map, &g, id, x, err);
         } else if (block == ELEMENTS) {
             int64_t id, n[4];
@@ -337,7 +344,8 @@ static axb_status gmsh_header(axb_in_text *t, axb_error *err)
     char *tok[MAXTOK];
     const int nt = axb_in_split(t->line, tok, MAXTOK);
     if (nt < 3 || strcmp(tok[0], "4.1") != 0)
-        return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "Gmsh format '%s': only 4.1 is supported", nt ? tok[0] : "");
+        return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "Gmsh format '%s': only 4.1 is supported",
+                               nt ? tok[0] : "");
     if (strcmp(tok[1], "0") != 0)
         return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "binary Gmsh file: save it as ASCII");
     return AXB_OK;
@@ -354,7 +362,8 @@ static axb_status gmsh_nodes(axb_in_text *t, axb_invmesh *m, id_index **map, gro
     for (int64_t b = 0; b < nblocks; b++) {
         AXB_TRY(need_line(t, "a node block", err));
         int64_t param, n;
-        if (axb_in_split(t->line, tok, MAXTOK) != 4) return axb_in_err_line(t, AXB_ERR_FORMAT, err, "bad node block header");
+        if (axb_in_split(t->line, tok, MAXTOK) != 4)
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "bad node block header");
         AXB_TRY(parse_count(t, tok[2], "parametric flag", 1, &param, err));
         AXB_TRY(parse_count(t, tok[3], "nodes in block", nnodes, &n, err));
         int64_t *tags = malloc((size_t)(n ? n : 1) * sizeof *tags);
@@ -403,7 +412,8 @@ static axb_status gmsh_elements(axb_in_text *t, axb_invmesh *m, growing *g, axb_
     for (int64_t b = 0; b < nblocks; b++) {
         AXB_TRY(need_line(t, "an element block", err));
         int64_t dim, type, n;
-        if (axb_in_split(t->line, tok, MAXTOK) != 4) return axb_in_err_line(t, AXB_ERR_FORMAT, err, "bad element block header");
+        if (axb_in_split(t->line, tok, MAXTOK) != 4)
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "bad element block header");
         AXB_TRY(parse_count(t, tok[0], "entity dimension", 3, &dim, err));
         AXB_TRY(parse_count(t, tok[2], "element type", 1000, &type, err));
         AXB_TRY(parse_count(t, tok[3], "elements in block", nelem, &n, err));
@@ -415,7 +425,8 @@ static axb_status gmsh_elements(axb_in_text *t, axb_invmesh *m, growing *g, axb_
         for (int64_t k = 0; k < n; k++) {
             AXB_TRY(need_line(t, "an element", err));
             const int nt = axb_in_split(t->line, tok, MAXTOK);
-            if (nt != nn + 1) return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected a tag and %d nodes, found %d fields", nn, nt);
+            if (nt != nn + 1)
+                return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected a tag and %d nodes, found %d fields", nn, nt);
             if (type != 4) continue;
             int64_t ids[4];
             for (int j = 0; j < 4; j++)
@@ -443,16 +454,19 @@ axb_status axb_read_gmsh_mesh(const char *path, axb_invmesh *out, axb_error *err
         st = next_line(&t, false, &eof, err);
         if (st || eof) break;
         if (!strcmp(t.line, "$Nodes")) {
-            st = nodes ? axb_in_err_line(&t, AXB_ERR_FORMAT, err, "a second $Nodes section") : gmsh_nodes(&t, out, &map, &g, err);
+            st = nodes ? axb_in_err_line(&t, AXB_ERR_FORMAT, err, "a second $Nodes section")
+                       : gmsh_nodes(&t, out, &map, &g, err);
             nodes = true;
         } else if (!strcmp(t.line, "$Elements")) {
-            st = elements ? axb_in_err_line(&t, AXB_ERR_FORMAT, err, "a second $Elements section") : gmsh_elements(&t, out, &g, err);
+            st = elements ? axb_in_err_line(&t, AXB_ERR_FORMAT, err, "a second $Elements section")
+                          : gmsh_elements(&t, out, &g, err);
             elements = true;
         }
         /* other sections ($Entities, $PhysicalNames, ...) are skipped line by line */
     }
     axb_in_text_close(&t);
-    if (!st && (!nodes || !elements)) st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no %s section", path, nodes ? "$Elements" : "$Nodes");
+    if (!st && (!nodes || !elements))
+        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no %s section", path, nodes ? "$Elements" : "$Nodes");
     if (!st && out->ncell == 0) st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no tetrahedra (element type 4)", path);
     if (!st) st = translate(out, map, path, err);
     free(map);

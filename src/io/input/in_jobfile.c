@@ -19,8 +19,7 @@ void axb_job_free(axb_job *job)
     job->n = 0;
 }
 
-static axb_status add(axb_job *job, const char *path, const char *key, const char *value, int line,
-                      axb_error *err)
+static axb_status add(axb_job *job, const char *path, const char *key, const char *value, int line, axb_error *err)
 {
     char *k = strdup(key), *v = strdup(value);
     axb_job_entry *ne = realloc(job->e, (size_t)(job->n + 1) * sizeof *ne);
@@ -38,8 +37,8 @@ static axb_status add(axb_job *job, const char *path, const char *key, const cha
             int first = job->e[i].line;
             free(k);
             free(v);
-            return axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: key '%s' already given on line %d",
-                                 path, line, key, first);
+            return axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: key '%s' already given on line %d", path, line, key,
+                                 first);
         }
     job->e[job->n++] = (axb_job_entry){k, v, line};
     return AXB_OK;
@@ -58,7 +57,7 @@ axb_status axb_job_read(const char *path, axb_job *job, axb_error *err)
     }
     yaml_parser_set_input_file(&parser, f);
     axb_status st = AXB_OK;
-    int depth = 0;              /* nesting of mappings/sequences */
+    int depth = 0; /* nesting of mappings/sequences */
     bool have_key = false, done = false, saw_mapping = false;
     char *key = NULL;
     int key_line = 0;
@@ -72,16 +71,18 @@ axb_status axb_job_read(const char *path, axb_job *job, axb_error *err)
         const int line = (int)ev.start_mark.line + 1;
         switch (ev.type) {
         case YAML_MAPPING_START_EVENT:
-            if (depth > 0) st = axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: nested mappings are not allowed (job files are 'key: value' lines)", path, line);
+            if (depth > 0)
+                st = axb_error_set(err, AXB_ERR_FORMAT,
+                                   "%s:%d: nested mappings are not allowed (job files are 'key: value' lines)", path,
+                                   line);
             depth++;
             saw_mapping = true;
             break;
         case YAML_SEQUENCE_START_EVENT:
-            st = axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: lists are not allowed (job files are 'key: value' lines)", path, line);
+            st = axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: lists are not allowed (job files are 'key: value' lines)",
+                               path, line);
             break;
-        case YAML_MAPPING_END_EVENT:
-            depth--;
-            break;
+        case YAML_MAPPING_END_EVENT: depth--; break;
         case YAML_SCALAR_EVENT: {
             const char *val = (const char *)ev.data.scalar.value;
             if (depth != 1) {
@@ -102,11 +103,8 @@ axb_status axb_job_read(const char *path, axb_job *job, axb_error *err)
         case YAML_ALIAS_EVENT:
             st = axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: aliases are not allowed", path, line);
             break;
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        default:
-            break;
+        case YAML_STREAM_END_EVENT: done = true; break;
+        default: break;
         }
         yaml_event_delete(&ev);
     }

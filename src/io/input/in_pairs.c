@@ -12,29 +12,28 @@
 
 #define MAX_TOKENS 14
 
-static const char *const MT_NAMES[MAX_TOKENS] = {
-    "kind", "SRC_LAT", "SRC_LON", "DEPTH_M", "MRR", "MTT", "MPP",
-    "MRT", "MRP", "MTP", "REC_LAT", "REC_LON", "REC_DEPTH_M", "NET.STA"};
-static const char *const FORCE_NAMES[MAX_TOKENS] = {
-    "kind", "SRC_LAT", "SRC_LON", "DEPTH_M", "FR", "FT", "FP", "REC_LAT", "REC_LON", "REC_DEPTH_M",
-    "NET.STA"};
+static const char *const MT_NAMES[MAX_TOKENS] = {"kind",    "SRC_LAT", "SRC_LON",     "DEPTH_M", "MRR",
+                                                 "MTT",     "MPP",     "MRT",         "MRP",     "MTP",
+                                                 "REC_LAT", "REC_LON", "REC_DEPTH_M", "NET.STA"};
+static const char *const FORCE_NAMES[MAX_TOKENS] = {"kind", "SRC_LAT", "SRC_LON", "DEPTH_M",     "FR",     "FT",
+                                                    "FP",   "REC_LAT", "REC_LON", "REC_DEPTH_M", "NET.STA"};
 
 /* NET.STA: exactly one dot, both parts non-empty and short enough for the receiver's fields. */
-static axb_status parse_code(const axb_in_text *t, int field, const char *tok, axb_receiver *rec,
-                             axb_error *err)
+static axb_status parse_code(const axb_in_text *t, int field, const char *tok, axb_receiver *rec, axb_error *err)
 {
     const char *dot = strchr(tok, '.');
     size_t nnet = dot ? (size_t)(dot - tok) : 0;
     size_t nsta = dot ? strlen(dot + 1) : 0;
     if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0)
         return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "field %d (REC_DEPTH_M or NET.STA): '%.80s' is neither a number nor a "
-                           "NET.STA code", field, tok);
+                               "field %d (REC_DEPTH_M or NET.STA): '%.80s' is neither a number nor a "
+                               "NET.STA code",
+                               field, tok);
     if (nnet >= sizeof rec->network || nsta >= sizeof rec->station)
         return axb_in_err_line(t, AXB_ERR_RANGE, err,
-                           "field %d (NET.STA): '%.80s': network codes may have at most %zu and "
-                           "station codes %zu characters", field, tok, sizeof rec->network - 1,
-                           sizeof rec->station - 1);
+                               "field %d (NET.STA): '%.80s': network codes may have at most %zu and "
+                               "station codes %zu characters",
+                               field, tok, sizeof rec->network - 1, sizeof rec->station - 1);
     memcpy(rec->network, tok, nnet);
     rec->network[nnet] = '\0';
     memcpy(rec->station, dot + 1, nsta + 1);
@@ -47,13 +46,14 @@ static void default_code(int64_t lineno, axb_receiver *rec)
 {
     const uint64_t n = (uint64_t)lineno;
     const unsigned hi = (unsigned)(n / 1000000 % 1000000), lo = (unsigned)(n % 1000000);
-    if (hi == 0) snprintf(rec->network, sizeof rec->network, "XX");
-    else snprintf(rec->network, sizeof rec->network, "X%u", hi % 1000000u);
+    if (hi == 0)
+        snprintf(rec->network, sizeof rec->network, "XX");
+    else
+        snprintf(rec->network, sizeof rec->network, "X%u", hi % 1000000u);
     snprintf(rec->station, sizeof rec->station, "R%06u", lo % 1000000u);
 }
 
-static axb_status check_coord(const axb_in_text *t, int field, const char *name, double v, bool is_lat,
-                              axb_error *err)
+static axb_status check_coord(const axb_in_text *t, int field, const char *name, double v, bool is_lat, axb_error *err)
 {
     char what[64];
     snprintf(what, sizeof what, "field %d (%s)", field, name);
@@ -62,8 +62,7 @@ static axb_status check_coord(const axb_in_text *t, int field, const char *name,
     return st;
 }
 
-static axb_status check_depth(const axb_in_text *t, int field, const char *name, double v,
-                              axb_error *err)
+static axb_status check_depth(const axb_in_text *t, int field, const char *name, double v, axb_error *err)
 {
     char what[64];
     snprintf(what, sizeof what, "field %d (%s)", field, name);
@@ -76,18 +75,16 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
 {
     const bool mt = !strcmp(tok[0], "mt");
     if (!mt && strcmp(tok[0], "force"))
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "field 1: unknown line kind '%.40s' (expected 'mt' or 'force')", tok[0]);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field 1: unknown line kind '%.40s' (expected 'mt' or 'force')",
+                               tok[0]);
     const char *const *names = mt ? MT_NAMES : FORCE_NAMES;
     const int ncomp = mt ? 6 : 3;
     const int nreq = 4 + ncomp + 2; /* kind, 3 source coordinates, components, 2 receiver coords */
     if (ntok < nreq || ntok > nreq + 2)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "'%s' line needs %d to %d fields, found %d", tok[0], nreq, nreq + 2,
-                           ntok);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "'%s' line needs %d to %d fields, found %d", tok[0], nreq,
+                               nreq + 2, ntok);
     double v[MAX_TOKENS];
-    for (int i = 1; i < nreq; i++)
-        AXB_TRY(axb_in_field_double(t, i + 1, names[i], tok[i], &v[i], err));
+    for (int i = 1; i < nreq; i++) AXB_TRY(axb_in_field_double(t, i + 1, names[i], tok[i], &v[i], err));
 
     *p = (axb_pair){.src = axb_in_source_init(mt ? AXB_SRC_MOMENT : AXB_SRC_FORCE)};
     axb_source *s = &p->src;
@@ -99,8 +96,10 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
     s->lon = v[2];
     s->depth = v[3];
     for (int c = 0; c < ncomp; c++) {
-        if (mt) s->m[c] = v[4 + c];
-        else s->f[c] = v[4 + c];
+        if (mt)
+            s->m[c] = v[4 + c];
+        else
+            s->f[c] = v[4 + c];
     }
     const int irl = 4 + ncomp; /* index of REC_LAT */
     AXB_TRY(check_coord(t, irl + 1, names[irl], v[irl], true, err));
@@ -124,8 +123,8 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
         i++;
     }
     if (i < ntok)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "field %d: unexpected '%.40s' after the receiver code", i + 1, tok[i]);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d: unexpected '%.40s' after the receiver code", i + 1,
+                               tok[i]);
     if (!have_code) default_code(t->lineno, r);
     return AXB_OK;
 }
@@ -147,8 +146,7 @@ axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
         int ntok = axb_in_split(t.line, tok, MAX_TOKENS);
         if (ntok == 0) continue;
         if (ntok > MAX_TOKENS) {
-            st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "%d fields, at most %d expected", ntok,
-                             MAX_TOKENS);
+            st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "%d fields, at most %d expected", ntok, MAX_TOKENS);
             goto fail;
         }
         AXB_TRY_GOTO(st, axb_in_grow((void **)&out->pair, &cap, out->n, sizeof *out->pair, err), fail);
@@ -156,8 +154,7 @@ axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
         out->n++;
     }
     if (out->n == 0) {
-        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)",
-                           path);
+        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
         goto fail;
     }
     axb_in_text_close(&t);

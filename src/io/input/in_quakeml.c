@@ -12,8 +12,8 @@
 static const char *const TENSOR[6] = {"Mrr", "Mtt", "Mpp", "Mrt", "Mrp", "Mtp"};
 
 /* The child called @p name whose publicID equals the text of <preferred_tag>, else the first. */
-static xmlNodePtr preferred(const char *path, const xmlNode *event, const char *preferred_tag,
-                            const char *name, axb_error *err, axb_status *st)
+static xmlNodePtr preferred(const char *path, const xmlNode *event, const char *preferred_tag, const char *name,
+                            axb_error *err, axb_status *st)
 {
     xmlNodePtr first = axb_xml_child(event, name);
     xmlNodePtr pref = axb_xml_child(event, preferred_tag);
@@ -27,12 +27,11 @@ static xmlNodePtr preferred(const char *path, const xmlNode *event, const char *
 }
 
 /* A required <name><value>number</value></name> child. */
-static axb_status value(const char *path, const xmlNode *parent, const char *name, double *v,
-                        axb_error *err)
+static axb_status value(const char *path, const xmlNode *parent, const char *name, double *v, axb_error *err)
 {
     xmlNodePtr n = axb_xml_value_node(parent, name);
-    AXB_CHECK(err, n, AXB_ERR_FORMAT, "%s:%ld: <%s> has no <%s><value>", path,
-              xmlGetLineNo(parent), (const char *)parent->name, name);
+    AXB_CHECK(err, n, AXB_ERR_FORMAT, "%s:%ld: <%s> has no <%s><value>", path, xmlGetLineNo(parent),
+              (const char *)parent->name, name);
     return axb_xml_double(path, n, v, err);
 }
 
@@ -42,8 +41,8 @@ static void event_name(const xmlNode *event, int64_t index, char *name, size_t s
     char text[256], type[64];
     for (xmlNodePtr d = axb_xml_child(event, "description"); d; d = axb_xml_next(d, "description")) {
         xmlNodePtr tn = axb_xml_child(d, "type"), xn = axb_xml_child(d, "text");
-        if (!tn || !xn || axb_xml_text("", tn, type, sizeof type, NULL) ||
-            strcmp(type, "earthquake name") || axb_xml_text("", xn, text, sizeof text, NULL) || !*text)
+        if (!tn || !xn || axb_xml_text("", tn, type, sizeof type, NULL) || strcmp(type, "earthquake name") ||
+            axb_xml_text("", xn, text, sizeof text, NULL) || !*text)
             continue;
         snprintf(name, size, "%.*s", (int)(size - 1), text);
         return;
@@ -60,25 +59,22 @@ static void event_name(const xmlNode *event, int64_t index, char *name, size_t s
     snprintf(name, size, "event_%lld", (long long)index);
 }
 
-static axb_status read_event(const char *path, const xmlNode *event, int64_t index, axb_source *s,
-                             axb_error *err)
+static axb_status read_event(const char *path, const xmlNode *event, int64_t index, axb_source *s, axb_error *err)
 {
     axb_status st;
     const long line = xmlGetLineNo(event);
     xmlNodePtr org = preferred(path, event, "preferredOriginID", "origin", err, &st);
     AXB_TRY(st);
-    AXB_CHECK(err, org, AXB_ERR_FORMAT, "%s:%ld: event %lld has no <origin>", path, line,
-              (long long)index);
+    AXB_CHECK(err, org, AXB_ERR_FORMAT, "%s:%ld: event %lld has no <origin>", path, line, (long long)index);
     xmlNodePtr fm = preferred(path, event, "preferredFocalMechanismID", "focalMechanism", err, &st);
     AXB_TRY(st);
-    AXB_CHECK(err, fm, AXB_ERR_FORMAT, "%s:%ld: event %lld has no <focalMechanism>", path, line,
-              (long long)index);
+    AXB_CHECK(err, fm, AXB_ERR_FORMAT, "%s:%ld: event %lld has no <focalMechanism>", path, line, (long long)index);
     xmlNodePtr mt = axb_xml_child(fm, "momentTensor");
-    AXB_CHECK(err, mt, AXB_ERR_FORMAT, "%s:%ld: event %lld: <focalMechanism> has no <momentTensor>",
-              path, xmlGetLineNo(fm), (long long)index);
+    AXB_CHECK(err, mt, AXB_ERR_FORMAT, "%s:%ld: event %lld: <focalMechanism> has no <momentTensor>", path,
+              xmlGetLineNo(fm), (long long)index);
     xmlNodePtr tensor = axb_xml_child(mt, "tensor");
-    AXB_CHECK(err, tensor, AXB_ERR_FORMAT, "%s:%ld: event %lld: <momentTensor> has no <tensor>",
-              path, xmlGetLineNo(mt), (long long)index);
+    AXB_CHECK(err, tensor, AXB_ERR_FORMAT, "%s:%ld: event %lld: <momentTensor> has no <tensor>", path, xmlGetLineNo(mt),
+              (long long)index);
 
     *s = axb_in_source_init(AXB_SRC_MOMENT);
     double lat, lon;
@@ -91,23 +87,19 @@ static axb_status read_event(const char *path, const xmlNode *event, int64_t ind
     s->lon = lon;
     if (axb_xml_value_node(org, "depth")) {
         AXB_TRY(value(path, org, "depth", &s->depth, err));
-        AXB_TRY_CTX(err, axb_in_check_depth(s->depth, "<depth>", err), "%s:%ld", path,
-                    xmlGetLineNo(org));
+        AXB_TRY_CTX(err, axb_in_check_depth(s->depth, "<depth>", err), "%s:%ld", path, xmlGetLineNo(org));
     }
     xmlNodePtr tn = axb_xml_value_node(org, "time");
-    AXB_CHECK(err, tn, AXB_ERR_FORMAT, "%s:%ld: <origin> has no <time><value>", path,
-              xmlGetLineNo(org));
+    AXB_CHECK(err, tn, AXB_ERR_FORMAT, "%s:%ld: <origin> has no <time><value>", path, xmlGetLineNo(org));
     char text[64];
     AXB_TRY(axb_xml_text(path, tn, text, sizeof text, err));
-    AXB_TRY_CTX(err, axb_time_parse(text, &s->origin_time, err), "%s:%ld: <time>", path,
-                xmlGetLineNo(tn));
+    AXB_TRY_CTX(err, axb_time_parse(text, &s->origin_time, err), "%s:%ld: <time>", path, xmlGetLineNo(tn));
     for (int c = 0; c < 6; c++) AXB_TRY(value(path, tensor, TENSOR[c], &s->m[c], err));
     event_name(event, index, s->name, sizeof s->name);
     return AXB_OK;
 }
 
-static axb_status read_events(const char *path, xmlDocPtr doc, axb_source_list *out,
-                              axb_error *err)
+static axb_status read_events(const char *path, xmlDocPtr doc, axb_source_list *out, axb_error *err)
 {
     xmlNodePtr root = xmlDocGetRootElement(doc);
     AXB_CHECK(err, axb_xml_is(root, "quakeml"), AXB_ERR_FORMAT,

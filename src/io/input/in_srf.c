@@ -18,8 +18,7 @@
 static const double DEFAULT_MU = 32e9;
 
 enum { P_LON, P_LAT, P_DEP, P_STK, P_DIP, P_AREA, P_TINIT, P_DT, P_VS, P_DEN };
-static const char *const P_NAMES[] = {"LON", "LAT", "DEP", "STK", "DIP", "AREA", "TINIT", "DT",
-                                      "VS",  "DEN"};
+static const char *const P_NAMES[] = {"LON", "LAT", "DEP", "STK", "DIP", "AREA", "TINIT", "DT", "VS", "DEN"};
 enum { S_RAKE, S_SLIP1, S_NT1, S_SLIP2, S_NT2, S_SLIP3, S_NT3 };
 static const char *const S_NAMES[] = {"RAKE", "SLIP1", "NT1", "SLIP2", "NT2", "SLIP3", "NT3"};
 
@@ -35,8 +34,8 @@ static axb_status next_line(axb_in_text *t, int64_t ip, int64_t np, const char *
     AXB_TRY(axb_in_text_next(t, &eof, err));
     if (eof)
         return axb_error_set(err, AXB_ERR_FORMAT,
-                             "%s:%" PRId64 ": unexpected end of file in point %" PRId64 " of %" PRId64
-                             ": %s missing", t->path, t->lineno + 1, ip, np, what);
+                             "%s:%" PRId64 ": unexpected end of file in point %" PRId64 " of %" PRId64 ": %s missing",
+                             t->path, t->lineno + 1, ip, np, what);
     return AXB_OK;
 }
 
@@ -46,8 +45,7 @@ static axb_status in_range(const axb_in_text *t, axb_status st, axb_error *err)
     return st;
 }
 
-static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_point *p,
-                                    axb_error *err)
+static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_point *p, axb_error *err)
 {
     char *tok[11];
     double v[10];
@@ -55,14 +53,14 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
     int ntok = axb_in_split(t->line, tok, 11);
     if (ntok != 8 && ntok != 10)
         return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "point %" PRId64 ": expected 8 values (LON LAT DEP STK DIP AREA TINIT DT)"
-                           " or 10 (SRF 2.0: ... VS DEN), found %d", ip, ntok);
+                               "point %" PRId64 ": expected 8 values (LON LAT DEP STK DIP AREA TINIT DT)"
+                               " or 10 (SRF 2.0: ... VS DEN), found %d",
+                               ip, ntok);
     for (int i = 0; i < ntok; i++) AXB_TRY(axb_in_field_double(t, i + 1, P_NAMES[i], tok[i], &v[i], err));
     AXB_TRY(in_range(t, axb_in_check_lat(v[P_LAT], "field 2 (LAT)", err), err));
     AXB_TRY(in_range(t, axb_in_check_lon(v[P_LON], "field 1 (LON)", err), err));
     AXB_TRY(in_range(t, axb_in_check_depth(v[P_DEP], "field 3 (DEP)", err), err));
-    if (v[P_AREA] < 0)
-        return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 6 (AREA): %g is negative", v[P_AREA]);
+    if (v[P_AREA] < 0) return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 6 (AREA): %g is negative", v[P_AREA]);
     p->lon = v[P_LON];
     p->lat = v[P_LAT];
     p->depth = v[P_DEP];
@@ -76,8 +74,9 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
     ntok = axb_in_split(t->line, tok, 11);
     if (ntok != 7)
         return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "point %" PRId64 ": expected 7 values (RAKE SLIP1 NT1 SLIP2 NT2 SLIP3 NT3),"
-                           " found %d", ip, ntok);
+                               "point %" PRId64 ": expected 7 values (RAKE SLIP1 NT1 SLIP2 NT2 SLIP3 NT3),"
+                               " found %d",
+                               ip, ntok);
     for (int i = 0; i < 7; i++) AXB_TRY(axb_in_field_double(t, i + 1, S_NAMES[i], tok[i], &v[i], err));
     p->rake = v[S_RAKE];
     for (int c = 0; c < 3; c++) {
@@ -85,26 +84,24 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
         double nt = v[ins];
         /* Instaseis reads the counts as floats and truncates; a fraction is a damaged file here. */
         if (nt < 0 || nt != floor(nt) || nt > 1e12)
-            return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                               "field %d (%s): '%s' is not a sample count", ins + 1, S_NAMES[ins],
-                               tok[ins]);
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%s' is not a sample count", ins + 1,
+                                   S_NAMES[ins], tok[ins]);
         p->nt[c] = (int64_t)nt;
         p->slip[c] = v[ins - 1];
     }
     if (p->nt[2] > 0)
         return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err,
-                           "point %" PRId64 ": slip along the u3 axis (NT3 = %" PRId64
-                           ") is not supported (as in Instaseis)", ip, p->nt[2]);
+                               "point %" PRId64 ": slip along the u3 axis (NT3 = %" PRId64
+                               ") is not supported (as in Instaseis)",
+                               ip, p->nt[2]);
     if ((p->nt[0] > 0 || p->nt[1] > 0) && !(p->dt > 0))
         return axb_in_err_line(t, AXB_ERR_RANGE, err,
-                           "point %" PRId64 ": sliprate sampling interval DT = %g is not positive", ip,
-                           p->dt);
+                               "point %" PRId64 ": sliprate sampling interval DT = %g is not positive", ip, p->dt);
     return AXB_OK;
 }
 
 /* Reads @p nt values spread over as many lines as needed. */
-static axb_status read_block(axb_in_text *t, int64_t ip, int64_t np, int64_t nt, double **out,
-                             axb_error *err)
+static axb_status read_block(axb_in_text *t, int64_t ip, int64_t np, int64_t nt, double **out, axb_error *err)
 {
     double *v = NULL;
     int64_t n = 0, cap = 0;
@@ -115,8 +112,7 @@ static axb_status read_block(axb_in_text *t, int64_t ip, int64_t np, int64_t nt,
         for (int field = 1; (tok = axb_in_next_token(&cursor)) != NULL; field++) {
             if (n >= nt) {
                 st = axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                                 "point %" PRId64 ": more than the %" PRId64
-                                 " sliprate values announced", ip, nt);
+                                     "point %" PRId64 ": more than the %" PRId64 " sliprate values announced", ip, nt);
                 goto fail;
             }
             AXB_TRY_GOTO(st, axb_in_grow((void **)&v, &cap, n, sizeof *v, err), fail);
@@ -136,8 +132,8 @@ fail:
     return st;
 }
 
-static axb_status add_source(axb_source_list *out, int64_t *cap, const srf_point *p, int comp,
-                             int64_t ip, double *sr, bool normalize, axb_error *err)
+static axb_status add_source(axb_source_list *out, int64_t *cap, const srf_point *p, int comp, int64_t ip, double *sr,
+                             bool normalize, axb_error *err)
 {
     axb_status st = axb_in_grow((void **)&out->src, cap, out->n, sizeof *out->src, err);
     if (st) {
@@ -156,8 +152,7 @@ static axb_status add_source(axb_source_list *out, int64_t *cap, const srf_point
     snprintf(s->name, sizeof s->name, "point_%06" PRId64 "%s", ip, comp ? "_u2" : "");
     const double area = p->area * 1e-4, slip = p->slip[comp] * 1e-2;
     const double m0 = area * DEFAULT_MU * slip;
-    AXB_CHECK(err, m0 >= 0, AXB_ERR_RANGE, "point %" PRId64 ": negative slip %g cm", ip,
-              p->slip[comp]);
+    AXB_CHECK(err, m0 >= 0, AXB_ERR_RANGE, "point %" PRId64 ": negative slip %g cm", ip, p->slip[comp]);
     axb_moment_from_strike_dip_rake(p->strike, p->dip, p->rake, m0, s->m);
     if (normalize) AXB_TRY_CTX(err, axb_source_normalize_sliprate(s, err), "point %" PRId64, ip);
     return AXB_OK;
@@ -174,8 +169,8 @@ static axb_status find_points(axb_in_text *t, int64_t *np, axb_error *err)
         if (ntok == 0 || strcmp(tok[0], "POINTS")) continue;
         if (ntok != 2 || !axb_in_parse_int64(tok[1], np) || *np <= 0)
             return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                               "'POINTS' needs one positive number of points, found '%.40s'",
-                               ntok > 1 ? tok[1] : "");
+                                   "'POINTS' needs one positive number of points, found '%.40s'",
+                                   ntok > 1 ? tok[1] : "");
         return AXB_OK;
     }
 }
@@ -206,11 +201,11 @@ static axb_status read_all(axb_in_text *t, bool normalize, axb_source_list *out,
         char *tok[1];
         if (axb_in_split(t->line, tok, 1) > 0 && !strcmp(tok[0], "POINTS"))
             return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err,
-                               "a second POINTS block after %" PRId64 " points (multi-plane SRF "
-                               "files are not supported)", np);
+                                   "a second POINTS block after %" PRId64 " points (multi-plane SRF "
+                                   "files are not supported)",
+                                   np);
     }
-    AXB_CHECK(err, out->n > 0, AXB_ERR_FORMAT, "%s: none of the %" PRId64 " points has slip",
-              t->path, np);
+    AXB_CHECK(err, out->n > 0, AXB_ERR_FORMAT, "%s: none of the %" PRId64 " points has slip", t->path, np);
     return AXB_OK;
 }
 

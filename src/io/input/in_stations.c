@@ -8,13 +8,12 @@
 #include <math.h>
 #include <string.h>
 
-static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_receiver *r,
-                             axb_error *err)
+static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_receiver *r, axb_error *err)
 {
     static const char *const names[6] = {"STA", "NET", "LAT", "LON", "ELEVATION", "BURIAL"};
     if (ntok != 6)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                           "expected 6 fields (STA NET LAT LON ELEVATION BURIAL), found %d", ntok);
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "expected 6 fields (STA NET LAT LON ELEVATION BURIAL), found %d",
+                               ntok);
     double v[6];
     for (int i = 2; i < 6; i++) AXB_TRY(axb_in_field_double(t, i + 1, names[i], tok[i], &v[i], err));
     *r = (axb_receiver){.depth = NAN};

@@ -10,8 +10,7 @@
 #include "in_xml.h"
 
 /* A required <name>number</name> child. */
-static axb_status coordinate(const char *path, const xmlNode *parent, const char *name, double *v,
-                             axb_error *err)
+static axb_status coordinate(const char *path, const xmlNode *parent, const char *name, double *v, axb_error *err)
 {
     xmlNodePtr n = axb_xml_child(parent, name);
     AXB_CHECK(err, n, AXB_ERR_FORMAT, "%s:%ld: <%s> has no <%s>", path, xmlGetLineNo(parent),
@@ -19,19 +18,17 @@ static axb_status coordinate(const char *path, const xmlNode *parent, const char
     return axb_xml_double(path, n, v, err);
 }
 
-static axb_status code_attr(const char *path, const xmlNode *node, char *dst, size_t size,
-                            axb_error *err)
+static axb_status code_attr(const char *path, const xmlNode *node, char *dst, size_t size, axb_error *err)
 {
     char buf[64];
-    AXB_CHECK(err, axb_xml_attr(node, "code", buf, sizeof buf) && buf[0], AXB_ERR_FORMAT,
-              "%s:%ld: <%s> has no code", path, xmlGetLineNo(node), (const char *)node->name);
-    AXB_TRY_CTX(err, axb_in_copy_code(dst, size, buf, "code", err), "%s:%ld: <%s>", path,
-                xmlGetLineNo(node), (const char *)node->name);
+    AXB_CHECK(err, axb_xml_attr(node, "code", buf, sizeof buf) && buf[0], AXB_ERR_FORMAT, "%s:%ld: <%s> has no code",
+              path, xmlGetLineNo(node), (const char *)node->name);
+    AXB_TRY_CTX(err, axb_in_copy_code(dst, size, buf, "code", err), "%s:%ld: <%s>", path, xmlGetLineNo(node),
+                (const char *)node->name);
     return AXB_OK;
 }
 
-static axb_status read_station(const char *path, const xmlNode *sta, const char *net,
-                               axb_receiver *r, axb_error *err)
+static axb_status read_station(const char *path, const xmlNode *sta, const char *net, axb_receiver *r, axb_error *err)
 {
     *r = (axb_receiver){.depth = NAN};
     memcpy(r->network, net, sizeof r->network);
@@ -52,20 +49,18 @@ static axb_status read_station(const char *path, const xmlNode *sta, const char 
         }
         AXB_CHECK(err, clat == lat && clon == lon, AXB_ERR_FORMAT,
                   "%s:%ld: the coordinates of the channels of station '%s.%s' are not identical "
-                  "(%.17g, %.17g) vs (%.17g, %.17g)", path, xmlGetLineNo(ch), r->network,
-                  r->station, clat, clon, lat, lon);
+                  "(%.17g, %.17g) vs (%.17g, %.17g)",
+                  path, xmlGetLineNo(ch), r->network, r->station, clat, clon, lat, lon);
     }
     axb_status st = axb_in_check_lat(lat, "<Latitude>", err);
     if (!st) st = axb_in_check_lon(lon, "<Longitude>", err);
-    if (st) return axb_error_prefix(err, "%s:%ld: station '%s.%s'", path, xmlGetLineNo(sta),
-                                    r->network, r->station);
+    if (st) return axb_error_prefix(err, "%s:%ld: station '%s.%s'", path, xmlGetLineNo(sta), r->network, r->station);
     r->lat = axb_geocentric_latitude(lat);
     r->lon = lon;
     return AXB_OK;
 }
 
-static axb_status read_inventory(const char *path, xmlDocPtr doc, axb_receiver_list *out,
-                                 axb_error *err)
+static axb_status read_inventory(const char *path, xmlDocPtr doc, axb_receiver_list *out, axb_error *err)
 {
     xmlNodePtr root = xmlDocGetRootElement(doc);
     AXB_CHECK(err, axb_xml_is(root, "FDSNStationXML"), AXB_ERR_FORMAT,
@@ -92,7 +87,9 @@ axb_status axb_read_stationxml(const char *path, axb_receiver_list *out, axb_err
     AXB_TRY(axb_xml_read(path, &doc, err));
     axb_status st = read_inventory(path, doc, out, err);
     xmlFreeDoc(doc);
-    if (st) axb_receiver_list_free(out);
-    else axb_in_receivers_dedupe(out);
+    if (st)
+        axb_receiver_list_free(out);
+    else
+        axb_in_receivers_dedupe(out);
     return st;
 }

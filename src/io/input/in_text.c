@@ -30,8 +30,8 @@ axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err)
     ssize_t n = getline(&t->line, &t->cap, t->fp);
     if (n < 0) {
         /* getline reports both the end of the file and a read error with -1. */
-        AXB_CHECK(err, !ferror(t->fp), AXB_ERR_IO, "%s:%" PRId64 ": read error: %s", t->path,
-                  t->lineno + 1, strerror(errno ? errno : EIO));
+        AXB_CHECK(err, !ferror(t->fp), AXB_ERR_IO, "%s:%" PRId64 ": read error: %s", t->path, t->lineno + 1,
+                  strerror(errno ? errno : EIO));
         if (t->line) t->line[0] = '\0';
         *eof = true;
         return AXB_OK;
@@ -122,15 +122,13 @@ axb_status axb_in_err_line(const axb_in_text *t, axb_status code, axb_error *err
     return axb_error_set(err, code, "%s:%" PRId64 ": %s", t->path, t->lineno, msg);
 }
 
-axb_status axb_in_err_number(const axb_in_text *t, int field, const char *name, const char *tok,
-                         axb_error *err)
+axb_status axb_in_err_number(const axb_in_text *t, int field, const char *name, const char *tok, axb_error *err)
 {
-    return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.80s' is not a number", field, name,
-                       tok);
+    return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.80s' is not a number", field, name, tok);
 }
 
-axb_status axb_in_field_double(const axb_in_text *t, int field, const char *name, const char *tok,
-                           double *v, axb_error *err)
+axb_status axb_in_field_double(const axb_in_text *t, int field, const char *name, const char *tok, double *v,
+                               axb_error *err)
 {
     if (!axb_in_parse_double(tok, v)) return axb_in_err_number(t, field, name, tok, err);
     return AXB_OK;

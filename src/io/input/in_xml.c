@@ -20,8 +20,7 @@ axb_status axb_xml_read(const char *path, xmlDocPtr *doc, axb_error *err)
     AXB_CHECK(err, ctxt, AXB_ERR_NOMEM, "%s: out of memory for the XML parser", path);
     /* NONET: never fetch external DTDs or entities; no NOENT, so entities are not expanded.
      * BIG_LINES: correct line numbers past 65535 in messages. */
-    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                        XML_PARSE_BIG_LINES;
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
     *doc = xmlCtxtReadFile(ctxt, path, NULL, options);
     axb_status st = AXB_OK;
     if (!*doc) {
@@ -78,13 +77,12 @@ static void trim_copy(const char *s, char *buf, size_t size, bool *fits)
 axb_status axb_xml_text(const char *path, const xmlNode *node, char *buf, size_t size, axb_error *err)
 {
     xmlChar *content = xmlNodeGetContent(node);
-    AXB_CHECK(err, content, AXB_ERR_NOMEM, "%s: out of memory reading <%s>", path,
-              (const char *)node->name);
+    AXB_CHECK(err, content, AXB_ERR_NOMEM, "%s: out of memory reading <%s>", path, (const char *)node->name);
     bool fits;
     trim_copy((const char *)content, buf, size, &fits);
     xmlFree(content);
-    AXB_CHECK(err, fits, AXB_ERR_FORMAT, "%s:%ld: <%s>: text longer than %zu characters", path,
-              xmlGetLineNo(node), (const char *)node->name, size - 1);
+    AXB_CHECK(err, fits, AXB_ERR_FORMAT, "%s:%ld: <%s>: text longer than %zu characters", path, xmlGetLineNo(node),
+              (const char *)node->name, size - 1);
     return AXB_OK;
 }
 
@@ -92,16 +90,14 @@ axb_status axb_xml_double(const char *path, const xmlNode *node, double *v, axb_
 {
     char buf[128];
     xmlChar *content = xmlNodeGetContent(node);
-    AXB_CHECK(err, content, AXB_ERR_NOMEM, "%s: out of memory reading <%s>", path,
-              (const char *)node->name);
+    AXB_CHECK(err, content, AXB_ERR_NOMEM, "%s: out of memory reading <%s>", path, (const char *)node->name);
     bool fits;
     trim_copy((const char *)content, buf, sizeof buf, &fits);
     xmlFree(content);
     /* A <value> is named after its parent (<latitude>), which is what a reader looks for. */
     const xmlNode *named = axb_xml_is(node, "value") && node->parent ? node->parent : node;
-    AXB_CHECK(err, fits && axb_in_parse_double(buf, v), AXB_ERR_FORMAT,
-              "%s:%ld: <%s>: '%.80s' is not a number", path, xmlGetLineNo(node),
-              (const char *)named->name, buf);
+    AXB_CHECK(err, fits && axb_in_parse_double(buf, v), AXB_ERR_FORMAT, "%s:%ld: <%s>: '%.80s' is not a number", path,
+              xmlGetLineNo(node), (const char *)named->name, buf);
     return AXB_OK;
 }
 

@@ -27,7 +27,7 @@ typedef struct asdf_impl {
     axb_time_ns *row_start;     /* [nrows] time of each row's first sample */
     axb_time_ns span;           /* last sample minus first */
     char band;
-    int tag_level;              /* 0: "synthetic"; 1: per source; 2: per row (see pick_tag_level) */
+    int tag_level; /* 0: "synthetic"; 1: per source; 2: per row (see pick_tag_level) */
 } asdf_impl;
 
 /* ---------------------------------------------------------------------------------------------
@@ -48,8 +48,7 @@ static axb_status asdf_check(const axb_output_desc *d, axb_error *err)
 {
     for (int64_t i = 0; i < d->nreceivers; i++) {
         const axb_receiver *r = &d->receivers[i];
-        AXB_CHECK(err, code_ok(r->network, false) && code_ok(r->station, false) &&
-                           code_ok(r->location, true),
+        AXB_CHECK(err, code_ok(r->network, false) && code_ok(r->station, false) && code_ok(r->location, true),
                   AXB_ERR_ARG,
                   "receiver %" PRId64 " '%s.%s.%s': ASDF needs network and station codes (and "
                   "location codes, if any) of letters and digits only",
@@ -62,7 +61,8 @@ static axb_status asdf_check(const axb_output_desc *d, axb_error *err)
         for (int k = 0; k < 3; k++) ok = ok && isfinite(s->f[k]);
         AXB_CHECK(err, ok, AXB_ERR_ARG,
                   "source %" PRId64 " '%s': position, moment tensor and force must be finite for "
-                  "QuakeML", i, s->name);
+                  "QuakeML",
+                  i, s->name);
     }
     return AXB_OK;
 }
@@ -93,17 +93,19 @@ static void station_group(const axb_receiver *r, char *buf, size_t size)
 }
 
 /* Full path of the trace of row @p row, component index @p c. */
-static void trace_path(const axb_output *o, const asdf_impl *a, int64_t row, int c, char *buf,
-                       size_t size)
+static void trace_path(const axb_output *o, const asdf_impl *a, int64_t row, int c, char *buf, size_t size)
 {
     const axb_receiver *r = &a->rec[a->row_rec[row]];
     char times[96], tag[48];
     name_times(a->row_start[row], a->row_start[row] + a->span, times, sizeof times);
-    if (a->tag_level == 0) snprintf(tag, sizeof tag, "synthetic");
-    else if (a->tag_level == 1) snprintf(tag, sizeof tag, "synthetic_s%" PRId64, a->row_src[row]);
-    else snprintf(tag, sizeof tag, "synthetic_r%" PRId64, row);
-    snprintf(buf, size, "/Waveforms/%s.%s/%s.%s.%s.%cX%c__%s__%s", r->network, r->station,
-             r->network, r->station, r->location, a->band, o->components[c], times, tag);
+    if (a->tag_level == 0)
+        snprintf(tag, sizeof tag, "synthetic");
+    else if (a->tag_level == 1)
+        snprintf(tag, sizeof tag, "synthetic_s%" PRId64, a->row_src[row]);
+    else
+        snprintf(tag, sizeof tag, "synthetic_r%" PRId64, row);
+    snprintf(buf, size, "/Waveforms/%s.%s/%s.%s.%s.%cX%c__%s__%s", r->network, r->station, r->network, r->station,
+             r->location, a->band, o->components[c], times, tag);
 }
 
 typedef struct name_key {
@@ -162,8 +164,7 @@ static axb_status pick_tag_level(const axb_output *o, asdf_impl *a, axb_error *e
 /* ---------------------------------------------------------------------------------------------
  * Create */
 
-static axb_status copy_tables(axb_output *o, const axb_output_desc *d, asdf_impl *a,
-                              axb_error *err)
+static axb_status copy_tables(axb_output *o, const axb_output_desc *d, asdf_impl *a, axb_error *err)
 {
     a->rec = malloc((size_t)d->nreceivers * sizeof *a->rec);
     a->row_src = malloc((size_t)d->nrows * sizeof *a->row_src);
@@ -175,8 +176,7 @@ static axb_status copy_tables(axb_output *o, const axb_output_desc *d, asdf_impl
     memcpy(a->row_src, d->row_source, (size_t)d->nrows * sizeof *a->row_src);
     memcpy(a->row_rec, d->row_receiver, (size_t)d->nrows * sizeof *a->row_rec);
     const axb_time_ns offset = axb_time_from_seconds(d->start_offset);
-    for (int64_t i = 0; i < d->nrows; i++)
-        a->row_start[i] = d->sources[d->row_source[i]].origin_time + offset;
+    for (int64_t i = 0; i < d->nrows; i++) a->row_start[i] = d->sources[d->row_source[i]].origin_time + offset;
     a->span = axb_time_from_seconds((double)(d->nsamples - 1) * d->dt);
     a->band = axb_band_code(d->dt);
     return pick_tag_level(o, a, err);
@@ -186,9 +186,8 @@ static axb_status copy_tables(axb_output *o, const axb_output_desc *d, asdf_impl
  * unfinished file (e.g. fewer components: its traces would exist but the others stay empty). */
 static void trace_layout(const axb_output *o, char *buf, size_t size)
 {
-    snprintf(buf, size, "%lld rows, components %s, %lld samples at %.17g s from %.17g s, %s",
-             (long long)o->nrows, o->components, (long long)o->nsamples, o->dt, o->start_offset,
-             o->elsize == 4 ? "float32" : "float64");
+    snprintf(buf, size, "%lld rows, components %s, %lld samples at %.17g s from %.17g s, %s", (long long)o->nrows,
+             o->components, (long long)o->nsamples, o->dt, o->start_offset, o->elsize == 4 ? "float32" : "float64");
 }
 
 static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_error *err)
@@ -217,8 +216,7 @@ static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_err
     char *text = NULL;
     size_t len = 0;
     axb_status st = AXB_OK;
-    if (o->rank == 0)
-        st = axb_quakeml_write(d->sources, d->nsources, OUT_CREATOR, o->created, &text, &len, err);
+    if (o->rank == 0) st = axb_quakeml_write(d->sources, d->nsources, OUT_CREATOR, o->created, &text, &len, err);
     int64_t msg[1] = {(int64_t)len};
     AXB_MPI_CHECK(st, err, MPI_Bcast(msg, 1, MPI_INT64_T, 0, o->comm), "broadcast of the QuakeML size");
     st = axb_agree(o->comm, st, err);
@@ -243,7 +241,7 @@ static int cmp_str(const void *a, const void *b)
 /* One group per NET.STA among the receivers the rows use, created in sorted order. */
 static axb_status create_stations(axb_output *o, const asdf_impl *a, axb_error *err)
 {
-    char (*names)[40] = malloc((size_t)o->nrows * sizeof *names);
+    char(*names)[40] = malloc((size_t)o->nrows * sizeof *names);
     const char **sorted = malloc((size_t)o->nrows * sizeof *sorted);
     axb_status st = names && sorted ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "station names");
     for (int64_t i = 0; st == AXB_OK && i < o->nrows; i++) {
@@ -252,15 +250,14 @@ static axb_status create_stations(axb_output *o, const asdf_impl *a, axb_error *
     }
     if (st == AXB_OK) qsort(sorted, (size_t)o->nrows, sizeof *sorted, cmp_str);
     for (int64_t i = 0; st == AXB_OK && i < o->nrows; i++)
-        if (i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0)
-            st = axb_h5out_group(o->file, sorted[i], err);
+        if (i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0) st = axb_h5out_group(o->file, sorted[i], err);
     free(sorted);
     free(names);
     return st;
 }
 
-static axb_status trace_attrs(hid_t ds, const axb_output *o, const asdf_impl *a,
-                              const axb_output_desc *d, int64_t row, axb_error *err)
+static axb_status trace_attrs(hid_t ds, const axb_output *o, const asdf_impl *a, const axb_output_desc *d, int64_t row,
+                              axb_error *err)
 {
     const int64_t isrc = a->row_src[row];
     const axb_source *s = &d->sources[isrc];
@@ -283,8 +280,7 @@ static axb_status trace_attrs(hid_t ds, const axb_output *o, const asdf_impl *a,
     return AXB_OK;
 }
 
-static axb_status create_traces(axb_output *o, const axb_output_desc *d, const asdf_impl *a,
-                                axb_error *err)
+static axb_status create_traces(axb_output *o, const axb_output_desc *d, const asdf_impl *a, axb_error *err)
 {
     hid_t ftype = o->precision == AXB_FLOAT32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     hsize_t dims[1] = {(hsize_t)o->nsamples};
@@ -321,8 +317,7 @@ static axb_status asdf_create(axb_output *o, const axb_output_desc *d, axb_error
 /* ---------------------------------------------------------------------------------------------
  * Write: independent, one dataset per (row, component). */
 
-static axb_status asdf_write(axb_output *o, int64_t n, const int64_t *rows, const void *data,
-                             axb_error *err)
+static axb_status asdf_write(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err)
 {
     const asdf_impl *a = o->impl;
     const size_t trace_bytes = (size_t)o->nsamples * o->elsize;
@@ -361,7 +356,8 @@ static axb_status asdf_reopen(axb_output *o, const axb_output_desc *d, axb_error
         for (int c = 0; c < o->ncomp; c++) {
             char path[ASDF_NAME_MAX];
             trace_path(o, a, probe[k], c, path, sizeof path);
-            hid_t ds = H5Lexists(o->file, path, H5P_DEFAULT) > 0 ? H5Dopen2(o->file, path, H5P_DEFAULT) : H5I_INVALID_HID;
+            hid_t ds =
+                H5Lexists(o->file, path, H5P_DEFAULT) > 0 ? H5Dopen2(o->file, path, H5P_DEFAULT) : H5I_INVALID_HID;
             hsize_t n = 0;
             size_t size = 0;
             if (ds >= 0) {

@@ -17,10 +17,10 @@
 #define BULK_VERSION "1.0"
 
 typedef struct bulk_impl {
-    hid_t seis;                 /* /seismograms */
-    hid_t written;              /* /row_written, filled at close */
-    MPI_File fh;                /* HDF5's own MPI-IO handle of the file (not ours to close) */
-    MPI_Offset base;            /* file offset of /seismograms' first byte */
+    hid_t seis;      /* /seismograms */
+    hid_t written;   /* /row_written, filled at close */
+    MPI_File fh;     /* HDF5's own MPI-IO handle of the file (not ours to close) */
+    MPI_Offset base; /* file offset of /seismograms' first byte */
 } bulk_impl;
 
 /* In-memory rows of the tables; HDF5 packs them in the file. */
@@ -62,15 +62,11 @@ static hid_t source_type(void)
     if (rc >= 0) rc = H5Tinsert(t, "longitude", offsetof(bulk_source, lon), H5T_NATIVE_DOUBLE);
     if (rc >= 0) rc = H5Tinsert(t, "depth", offsetof(bulk_source, depth), H5T_NATIVE_DOUBLE);
     for (int i = 0; i < 6 && rc >= 0; i++)
-        rc = H5Tinsert(t, mnames[i], offsetof(bulk_source, m) + (size_t)i * sizeof(double),
-                       H5T_NATIVE_DOUBLE);
+        rc = H5Tinsert(t, mnames[i], offsetof(bulk_source, m) + (size_t)i * sizeof(double), H5T_NATIVE_DOUBLE);
     for (int i = 0; i < 3 && rc >= 0; i++)
-        rc = H5Tinsert(t, fnames[i], offsetof(bulk_source, f) + (size_t)i * sizeof(double),
-                       H5T_NATIVE_DOUBLE);
-    if (rc >= 0)
-        rc = H5Tinsert(t, "origin_time", offsetof(bulk_source, origin_time), H5T_NATIVE_INT64);
-    if (rc >= 0)
-        rc = H5Tinsert(t, "time_shift", offsetof(bulk_source, time_shift), H5T_NATIVE_DOUBLE);
+        rc = H5Tinsert(t, fnames[i], offsetof(bulk_source, f) + (size_t)i * sizeof(double), H5T_NATIVE_DOUBLE);
+    if (rc >= 0) rc = H5Tinsert(t, "origin_time", offsetof(bulk_source, origin_time), H5T_NATIVE_INT64);
+    if (rc >= 0) rc = H5Tinsert(t, "time_shift", offsetof(bulk_source, time_shift), H5T_NATIVE_DOUBLE);
     if (s64 >= 0) H5Tclose(s64);
     if (s8 >= 0) H5Tclose(s8);
     if (rc < 0 && t >= 0) {
@@ -101,8 +97,8 @@ static hid_t receiver_type(void)
 
 /* A 1-D table written whole by rank 0. @p memtype describes @p buf; the file type is the same,
  * packed when it is a compound (no padding in the file). */
-static axb_status write_table(axb_output *o, const char *name, hid_t memtype, int64_t n,
-                              const void *buf, const char *units, axb_error *err)
+static axb_status write_table(axb_output *o, const char *name, hid_t memtype, int64_t n, const void *buf,
+                              const char *units, axb_error *err)
 {
     hid_t ftype = H5Tcopy(memtype);
     if (ftype < 0 || (H5Tget_class(ftype) == H5T_COMPOUND && H5Tpack(ftype) < 0)) {
@@ -132,8 +128,10 @@ static axb_status write_sources(axb_output *o, const axb_output_desc *d, axb_err
     bulk_source *t = calloc((size_t)d->nsources, sizeof *t);
     hid_t type = source_type();
     axb_status st = AXB_OK;
-    if (!t) st = axb_error_set(err, AXB_ERR_NOMEM, "source table");
-    else if (type < 0) st = axb_h5_error(err, "source table type");
+    if (!t)
+        st = axb_error_set(err, AXB_ERR_NOMEM, "source table");
+    else if (type < 0)
+        st = axb_h5_error(err, "source table type");
     for (int64_t i = 0; st == AXB_OK && i < d->nsources; i++) {
         const axb_source *s = &d->sources[i];
         copy_code(t[i].name, sizeof t[i].name, s->name);
@@ -162,8 +160,10 @@ static axb_status write_receivers(axb_output *o, const axb_output_desc *d, axb_e
     bulk_receiver *t = calloc((size_t)d->nreceivers, sizeof *t);
     hid_t type = receiver_type();
     axb_status st = AXB_OK;
-    if (!t) st = axb_error_set(err, AXB_ERR_NOMEM, "receiver table");
-    else if (type < 0) st = axb_h5_error(err, "receiver table type");
+    if (!t)
+        st = axb_error_set(err, AXB_ERR_NOMEM, "receiver table");
+    else if (type < 0)
+        st = axb_h5_error(err, "receiver table type");
     for (int64_t i = 0; st == AXB_OK && i < d->nreceivers; i++) {
         const axb_receiver *r = &d->receivers[i];
         copy_code(t[i].network, sizeof t[i].network, r->network);
@@ -196,8 +196,7 @@ static axb_status write_file_attrs(axb_output *o, const axb_output_desc *d, axb_
     return AXB_OK;
 }
 
-static axb_status write_seis_attrs(axb_output *o, const axb_output_desc *d, hid_t seis,
-                                   axb_error *err)
+static axb_status write_seis_attrs(axb_output *o, const axb_output_desc *d, hid_t seis, axb_error *err)
 {
     AXB_TRY(axb_h5out_attr_str(seis, "dimensions", "row, component, sample", err));
     AXB_TRY(axb_h5out_attr_str(seis, "components", o->components, err));
@@ -266,13 +265,15 @@ static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error
     hid_t t = H5Dget_type(b->seis);
     const size_t size = H5Tget_size(t);
     H5Tclose(t);
-    AXB_CHECK(err, rank == 3 && dims[0] == (hsize_t)o->nrows && dims[1] == (hsize_t)o->ncomp &&
-                       dims[2] == (hsize_t)o->nsamples && size == o->elsize,
+    AXB_CHECK(err,
+              rank == 3 && dims[0] == (hsize_t)o->nrows && dims[1] == (hsize_t)o->ncomp &&
+                  dims[2] == (hsize_t)o->nsamples && size == o->elsize,
               AXB_ERR_ARG,
               "cannot resume: the unfinished file holds %llu x %llu x %llu %s values, this job makes "
-              "%lld x %d x %lld %s values", (unsigned long long)dims[0], (unsigned long long)dims[1],
-              (unsigned long long)dims[2], size == 4 ? "float32" : "float64", (long long)o->nrows,
-              o->ncomp, (long long)o->nsamples, o->elsize == 4 ? "float32" : "float64");
+              "%lld x %d x %lld %s values",
+              (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2],
+              size == 4 ? "float32" : "float64", (long long)o->nrows, o->ncomp, (long long)o->nsamples,
+              o->elsize == 4 ? "float32" : "float64");
     return direct_target(o, b, err);
 }
 
@@ -307,14 +308,12 @@ static int64_t make_runs(int64_t n, const int64_t *rows, row_run *runs)
 static int64_t next_group(int64_t k, int64_t nruns, const row_run *runs)
 {
     int64_t j = k, rows = 0;
-    while (j < nruns && j - k < BULK_RUNS_PER_WRITE &&
-           (j == k || rows + runs[j].count <= BULK_ROWS_PER_WRITE))
+    while (j < nruns && j - k < BULK_RUNS_PER_WRITE && (j == k || rows + runs[j].count <= BULK_ROWS_PER_WRITE))
         rows += runs[j++].count;
     return j - k;
 }
 
-static herr_t select_runs(hid_t fspace, int64_t n, const row_run *runs, hsize_t ncomp,
-                          hsize_t nsamples, hsize_t *nrows)
+static herr_t select_runs(hid_t fspace, int64_t n, const row_run *runs, hsize_t ncomp, hsize_t nsamples, hsize_t *nrows)
 {
     *nrows = 0;
     if (n == 0) return H5Sselect_none(fspace);
@@ -324,21 +323,18 @@ static herr_t select_runs(hid_t fspace, int64_t n, const row_run *runs, hsize_t 
         hsize_t stride[3] = {(hsize_t)r->stride, 1, 1};
         hsize_t count[3] = {(hsize_t)r->count, 1, 1};
         hsize_t block[3] = {1, ncomp, nsamples};
-        if (r->stride == 1) {           /* a contiguous block: one piece, not count pieces */
+        if (r->stride == 1) { /* a contiguous block: one piece, not count pieces */
             stride[0] = 1;
             count[0] = 1;
             block[0] = (hsize_t)r->count;
         }
-        if (H5Sselect_hyperslab(fspace, k ? H5S_SELECT_OR : H5S_SELECT_SET, start, stride, count,
-                                block) < 0)
-            return -1;
+        if (H5Sselect_hyperslab(fspace, k ? H5S_SELECT_OR : H5S_SELECT_SET, start, stride, count, block) < 0) return -1;
         *nrows += (hsize_t)r->count;
     }
     return 0;
 }
 
-static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, const void *data,
-                             axb_error *err)
+static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err)
 {
     bulk_impl *b = o->impl;
     row_run *runs = malloc((size_t)(n > 0 ? n : 1) * sizeof *runs);
@@ -361,9 +357,7 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
         hsize_t nrows = 0;
         hid_t fspace = H5Dget_space(b->seis);
         herr_t rci = fspace >= 0 ? 0 : -1;
-        if (rci >= 0)
-            rci = select_runs(fspace, take, runs + done, (hsize_t)o->ncomp, (hsize_t)o->nsamples,
-                              &nrows);
+        if (rci >= 0) rci = select_runs(fspace, take, runs + done, (hsize_t)o->ncomp, (hsize_t)o->nsamples, &nrows);
         hsize_t mdim[1] = {nrows > 0 ? nrows * per : 1};
         hid_t mspace = H5Screate_simple(1, mdim, NULL);
         if (rci >= 0 && mspace >= 0 && nrows == 0) rci = H5Sselect_none(mspace);
@@ -386,8 +380,7 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
 }
 
 /* One MPI_File_write_at per run of consecutive rows, straight from the caller's buffer. */
-static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows, const void *data,
-                                   axb_error *err)
+static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err)
 {
     const bulk_impl *b = o->impl;
     const int64_t row_bytes = o->ncomp * o->nsamples * (int64_t)o->elsize;
@@ -399,8 +392,8 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
         const int64_t bytes = (j - k) * row_bytes;
         MPI_Status status;
         int count = 0;
-        int rc = MPI_File_write_at(b->fh, b->base + (MPI_Offset)(rows[k] * row_bytes), p, (int)bytes,
-                                   MPI_BYTE, &status);
+        int rc =
+            MPI_File_write_at(b->fh, b->base + (MPI_Offset)(rows[k] * row_bytes), p, (int)bytes, MPI_BYTE, &status);
         if (rc == MPI_SUCCESS) rc = MPI_Get_count(&status, MPI_BYTE, &count);
         if (rc != MPI_SUCCESS) {
             char what[96];

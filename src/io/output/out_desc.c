@@ -20,8 +20,7 @@ axb_status axb_out_format_parse(const char *s, axb_out_format *f, axb_error *err
             *f = (axb_out_format)i;
             return AXB_OK;
         }
-    return axb_error_set(err, AXB_ERR_ARG, "unknown output format '%s' (expected bulk or asdf)",
-                         s ? s : "(null)");
+    return axb_error_set(err, AXB_ERR_ARG, "unknown output format '%s' (expected bulk or asdf)", s ? s : "(null)");
 }
 
 const char *axb_out_format_name(axb_out_format f)
@@ -36,8 +35,7 @@ axb_status axb_precision_parse(const char *s, axb_precision *p, axb_error *err)
             *p = (axb_precision)i;
             return AXB_OK;
         }
-    return axb_error_set(err, AXB_ERR_ARG, "unknown precision '%s' (expected float32 or float64)",
-                         s ? s : "(null)");
+    return axb_error_set(err, AXB_ERR_ARG, "unknown precision '%s' (expected float32 or float64)", s ? s : "(null)");
 }
 
 const char *axb_precision_name(axb_precision p)
@@ -71,13 +69,12 @@ const char *axb_output_units(const char *kind)
 static axb_status check_components(const char *c, axb_error *err)
 {
     size_t n = c ? strlen(c) : 0;
-    AXB_CHECK(err, n >= 1 && n <= 5, AXB_ERR_ARG,
-              "components '%s': give 1 to 5 distinct letters of ZNERT", c ? c : "");
+    AXB_CHECK(err, n >= 1 && n <= 5, AXB_ERR_ARG, "components '%s': give 1 to 5 distinct letters of ZNERT", c ? c : "");
     for (size_t i = 0; i < n; i++) {
         AXB_CHECK(err, strchr("ZNERT", c[i]) != NULL, AXB_ERR_ARG,
                   "components '%s': unknown component '%c' (expected letters of ZNERT)", c, c[i]);
-        AXB_CHECK(err, strchr(c + i + 1, c[i]) == NULL, AXB_ERR_ARG,
-                  "components '%s': component '%c' is repeated", c, c[i]);
+        AXB_CHECK(err, strchr(c + i + 1, c[i]) == NULL, AXB_ERR_ARG, "components '%s': component '%c' is repeated", c,
+                  c[i]);
     }
     return AXB_OK;
 }
@@ -89,11 +86,11 @@ static axb_status check_rows(const axb_output_desc *d, axb_error *err)
     AXB_CHECK(err, d->row_source && d->row_receiver, AXB_ERR_ARG, "row tables missing");
     for (int64_t i = 0; i < d->nrows; i++) {
         AXB_CHECK(err, d->row_source[i] >= 0 && d->row_source[i] < d->nsources, AXB_ERR_ARG,
-                  "row %" PRId64 ": source index %" PRId64 " outside 0..%" PRId64, i,
-                  d->row_source[i], d->nsources - 1);
+                  "row %" PRId64 ": source index %" PRId64 " outside 0..%" PRId64, i, d->row_source[i],
+                  d->nsources - 1);
         AXB_CHECK(err, d->row_receiver[i] >= 0 && d->row_receiver[i] < d->nreceivers, AXB_ERR_ARG,
-                  "row %" PRId64 ": receiver index %" PRId64 " outside 0..%" PRId64, i,
-                  d->row_receiver[i], d->nreceivers - 1);
+                  "row %" PRId64 ": receiver index %" PRId64 " outside 0..%" PRId64, i, d->row_receiver[i],
+                  d->nreceivers - 1);
     }
     return AXB_OK;
 }
@@ -102,30 +99,23 @@ axb_status axb_out_check_desc(const axb_output_desc *d, axb_error *err)
 {
     AXB_CHECK(err, d, AXB_ERR_ARG, "no output description");
     AXB_CHECK(err, d->path && d->path[0], AXB_ERR_ARG, "output path is empty");
-    AXB_CHECK(err, strlen(d->path) < AXB_PARTIAL_PATH_MAX, AXB_ERR_ARG,
-              "output path longer than %d characters", AXB_PARTIAL_PATH_MAX - 1);
-    AXB_CHECK(err, (unsigned)d->format < 2, AXB_ERR_ARG, "unknown output format %d",
-              (int)d->format);
-    AXB_CHECK(err, (unsigned)d->precision < 2, AXB_ERR_ARG, "unknown precision %d",
-              (int)d->precision);
+    AXB_CHECK(err, strlen(d->path) < AXB_PARTIAL_PATH_MAX, AXB_ERR_ARG, "output path longer than %d characters",
+              AXB_PARTIAL_PATH_MAX - 1);
+    AXB_CHECK(err, (unsigned)d->format < 2, AXB_ERR_ARG, "unknown output format %d", (int)d->format);
+    AXB_CHECK(err, (unsigned)d->precision < 2, AXB_ERR_ARG, "unknown precision %d", (int)d->precision);
     AXB_CHECK(err, d->nrows >= 1, AXB_ERR_ARG, "nrows = %" PRId64 ": nothing to write", d->nrows);
-    AXB_CHECK(err, d->nsamples >= 1, AXB_ERR_ARG, "nsamples = %" PRId64 " must be at least 1",
-              d->nsamples);
+    AXB_CHECK(err, d->nsamples >= 1, AXB_ERR_ARG, "nsamples = %" PRId64 " must be at least 1", d->nsamples);
     AXB_CHECK(err, d->dt > 0 && isfinite(d->dt), AXB_ERR_ARG, "dt = %g must be positive", d->dt);
-    AXB_CHECK(err, isfinite(d->start_offset), AXB_ERR_ARG,
-              "start_offset = %g is not finite", d->start_offset);
+    AXB_CHECK(err, isfinite(d->start_offset), AXB_ERR_ARG, "start_offset = %g is not finite", d->start_offset);
     AXB_CHECK(err, axb_output_units(d->kind) != NULL, AXB_ERR_ARG,
-              "kind '%s' (expected displacement, velocity or acceleration)",
-              d->kind ? d->kind : "(null)");
+              "kind '%s' (expected displacement, velocity or acceleration)", d->kind ? d->kind : "(null)");
     AXB_CHECK(err, d->database, AXB_ERR_ARG, "database path missing (provenance)");
     AXB_TRY(check_components(d->components, err));
     /* Keeps every dataset's byte size within what hsize_t and size_t products can hold. */
-    AXB_CHECK(err, (double)d->nrows * (double)strlen(d->components) * (double)d->nsamples < 0x1p60,
-              AXB_ERR_ARG, "output of %" PRId64 " rows x %" PRId64 " samples is too large",
-              d->nrows, d->nsamples);
+    AXB_CHECK(err, (double)d->nrows * (double)strlen(d->components) * (double)d->nsamples < 0x1p60, AXB_ERR_ARG,
+              "output of %" PRId64 " rows x %" PRId64 " samples is too large", d->nrows, d->nsamples);
     return check_rows(d, err);
 }
-
 
 /* ---------------------------------------------------------------------------------------------
  * Identity */
@@ -170,7 +160,9 @@ static uint64_t tables_checksum(const axb_output_desc *d)
 
 void axb_out_identity(const axb_output_desc *d, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s %s rows=%" PRId64 " components=%s samples=%" PRId64 " dt=%.17g start=%.17g %s "
-             "tables=%016" PRIx64, FORMAT_NAMES[d->format], PRECISION_NAMES[d->precision], d->nrows,
-             d->components, d->nsamples, d->dt, d->start_offset, d->kind, tables_checksum(d));
+    snprintf(buf, size,
+             "%s %s rows=%" PRId64 " components=%s samples=%" PRId64 " dt=%.17g start=%.17g %s "
+             "tables=%016" PRIx64,
+             FORMAT_NAMES[d->format], PRECISION_NAMES[d->precision], d->nrows, d->components, d->nsamples, d->dt,
+             d->start_offset, d->kind, tables_checksum(d));
 }

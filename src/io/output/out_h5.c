@@ -5,16 +5,15 @@
 
 #include "io/hdf5/h5util.h"
 
-axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                         hid_t *out, axb_error *err)
+axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, hid_t *out,
+                             axb_error *err)
 {
     *out = H5I_INVALID_HID;
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t id = H5I_INVALID_HID;
     if (space >= 0 && dcpl >= 0 && H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
-        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
-        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
         id = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     axb_status st = id < 0 ? axb_h5_error(err, "cannot create dataset '%s'", name) : AXB_OK;
     if (dcpl >= 0) H5Pclose(dcpl);
@@ -32,8 +31,7 @@ axb_status axb_h5out_group(hid_t loc, const char *name, axb_error *err)
 }
 
 /* A scalar attribute stored as @p ftype, converted from @p mtype. */
-static axb_status attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *buf,
-                             axb_error *err)
+static axb_status attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *buf, axb_error *err)
 {
     hid_t space = H5Screate(H5S_SCALAR);
     hid_t a = space >= 0 ? H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -80,14 +78,12 @@ axb_status axb_h5out_attr_int64(hid_t loc, const char *name, int64_t value, axb_
     return attr_write(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, err);
 }
 
-axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf,
-                            axb_error *err)
+axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf, axb_error *err)
 {
     hid_t fspace = H5Dget_space(dset);
     hid_t mspace = fspace >= 0 ? H5Scopy(fspace) : -1;
     herr_t rc = mspace >= 0 ? 0 : -1;
-    if (rc >= 0 && o->rank != 0)
-        rc = H5Sselect_none(fspace) < 0 || H5Sselect_none(mspace) < 0 ? -1 : 0;
+    if (rc >= 0 && o->rank != 0) rc = H5Sselect_none(fspace) < 0 || H5Sselect_none(mspace) < 0 ? -1 : 0;
     if (rc >= 0) rc = H5Dwrite(dset, memtype, mspace, fspace, o->dxpl_coll, buf);
     axb_status st = AXB_OK;
     if (rc < 0) {

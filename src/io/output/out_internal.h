@@ -38,12 +38,10 @@ typedef struct axb_out_ops {
     axb_status (*create)(axb_output *o, const axb_output_desc *d, axb_error *err);
     /* Writes this rank's rows: sorted ascending, distinct, validated; data [n][ncomp][nsamples]
      * already in the file's precision (o->memtype). n may be 0. */
-    axb_status (*write)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
-                        axb_error *err);
+    axb_status (*write)(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err);
     /* Independent: writes this rank's rows (as for write) while the other ranks do something
      * else; no MPI communication, no collective HDF5 call. NULL: the format has none. */
-    axb_status (*write_local)(axb_output *o, int64_t n, const int64_t *rows, const void *data,
-                              axb_error *err);
+    axb_status (*write_local)(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err);
     /* Before the file is closed: written[r] = 1 if some rank wrote row r. May be NULL. */
     axb_status (*finish)(axb_output *o, const uint8_t *written, axb_error *err);
     /* Opens the datasets of an existing PATH.partial made by create with the same descriptor, to
@@ -57,31 +55,31 @@ extern const axb_out_ops axb_out_bulk_ops;
 extern const axb_out_ops axb_out_asdf_ops;
 
 struct axb_output {
-    MPI_Comm comm;              /* duplicated from the caller's */
+    MPI_Comm comm; /* duplicated from the caller's */
     int rank, size;
     const axb_out_ops *ops;
     axb_partial names;          /* PATH, PATH.partial, PATH.partial.record */
     const char *path, *partial; /* names.final, names.partial */
     char identity[256];         /* the record's header: what fixes the file's layout */
     bool overwrite;
-    hid_t file;                 /* PATH.partial, MPI-IO driver */
-    hid_t dxpl_coll;            /* collective transfers */
-    hid_t memtype;              /* native float or double: the file's precision */
+    hid_t file;      /* PATH.partial, MPI-IO driver */
+    hid_t dxpl_coll; /* collective transfers */
+    hid_t memtype;   /* native float or double: the file's precision */
     size_t elsize;
     axb_precision precision;
     char components[8];
     int ncomp;
     int64_t nrows, nsamples;
     double dt, start_offset;
-    const char *units;          /* static string */
-    axb_time_ns created;        /* rank 0's clock, shared so every rank writes the same metadata */
-    uint8_t *written;           /* [nrows] 1 where this rank wrote the row */
-    void *convbuf;              /* write-time buffer for sorting/conversion, grown as needed */
+    const char *units;   /* static string */
+    axb_time_ns created; /* rank 0's clock, shared so every rank writes the same metadata */
+    uint8_t *written;    /* [nrows] 1 where this rank wrote the row */
+    void *convbuf;       /* write-time buffer for sorting/conversion, grown as needed */
     size_t convbuf_size;
-    void *impl;                 /* backend state, owned by the backend */
-    int64_t *unsynced;          /* rows written by write_local since the last sync, to record */
+    void *impl;        /* backend state, owned by the backend */
+    int64_t *unsynced; /* rows written by write_local since the last sync, to record */
     int64_t nunsynced, unsynced_cap;
-    bool recording;             /* formats that can resume record the rows on disk */
+    bool recording; /* formats that can resume record the rows on disk */
 };
 
 /* MPI counts are int: long row lists go in pieces. */
@@ -100,16 +98,16 @@ void axb_out_identity(const axb_output_desc *d, char *buf, size_t size);
 
 /* Sorts and checks this rank's rows into @p sorted and puts @p data in file order and precision
  * (*outdata is @p data itself when no copy is needed). */
-axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data,
-                                int64_t *sorted, const void **outdata, axb_error *err);
+axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data, int64_t *sorted,
+                                const void **outdata, axb_error *err);
 
 /* ---- HDF5 writing helpers (out_h5.c). Every failure is AXB_ERR_HDF5 naming the object and
  * HDF5's innermost reason. All are collective when the file is open with the MPI-IO driver. ---- */
 
 /* Contiguous dataset allocated at creation and never filled (every element is written later, and
  * fill values would double the I/O). */
-axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                         hid_t *out, axb_error *err);
+axb_status axb_h5out_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, hid_t *out,
+                             axb_error *err);
 axb_status axb_h5out_group(hid_t loc, const char *name, axb_error *err);
 
 /* Scalar attributes. Strings: variable-length UTF-8 (h5py reads a str) or fixed-length NUL-padded
@@ -121,8 +119,7 @@ axb_status axb_h5out_attr_int64(hid_t loc, const char *name, int64_t value, axb_
 
 /* Writes a whole small dataset from rank 0 only, collectively (the other ranks select nothing), so
  * every rank makes the same sequence of calls. */
-axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf,
-                            axb_error *err);
+axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf, axb_error *err);
 
 /* ---- QuakeML text (out_quakeml.c) ---- */
 
@@ -132,7 +129,7 @@ void axb_qml_id(char *buf, size_t size, const char *what, int64_t isrc);
 
 /* A QuakeML 1.2 document with one event per source (origin; moment tensor and magnitude for
  * moment sources; force components in a comment for force sources). *text is malloc'ed. */
-axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created,
-                       char **text, size_t *len, axb_error *err);
+axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created, char **text,
+                             size_t *len, axb_error *err);
 
 #endif

@@ -15,7 +15,7 @@
 typedef struct sbuf {
     char *p;
     size_t len, cap;
-    bool failed;                /* out of memory: later appends do nothing */
+    bool failed; /* out of memory: later appends do nothing */
 } sbuf;
 
 static void sb_printf(sbuf *b, const char *fmt, ...) AXB_PRINTF(2, 3);
@@ -92,16 +92,16 @@ static void write_event(sbuf *b, const axb_source *s, int64_t i)
     sb_printf(b, "    <event publicID=\"%s\">\n", ev);
     sb_printf(b, "      <preferredOriginID>%s</preferredOriginID>\n", org);
     if (has_mag) sb_printf(b, "      <preferredMagnitudeID>%s</preferredMagnitudeID>\n", mag);
-    if (moment)
-        sb_printf(b, "      <preferredFocalMechanismID>%s</preferredFocalMechanismID>\n", fm);
+    if (moment) sb_printf(b, "      <preferredFocalMechanismID>%s</preferredFocalMechanismID>\n", fm);
     if (s->name[0]) {
         sb_printf(b, "      <description>\n        <text>");
         sb_text(b, s->name);
         sb_printf(b, "</text>\n        <type>earthquake name</type>\n      </description>\n");
     }
     if (!moment)
-        sb_printf(b, "      <comment>\n        <text>force source: f_r = %.17g N, f_t = %.17g N, "
-                     "f_p = %.17g N ((r, theta, phi) frame)</text>\n      </comment>\n",
+        sb_printf(b,
+                  "      <comment>\n        <text>force source: f_r = %.17g N, f_t = %.17g N, "
+                  "f_p = %.17g N ((r, theta, phi) frame)</text>\n      </comment>\n",
                   s->f[0], s->f[1], s->f[2]);
     sb_printf(b, "      <origin publicID=\"%s\">\n", org);
     sb_printf(b, "        <time><value>%s</value></time>\n", when);
@@ -129,19 +129,20 @@ static void write_event(sbuf *b, const axb_source *s, int64_t i)
     sb_printf(b, "    </event>\n");
 }
 
-axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created,
-                       char **text, size_t *len, axb_error *err)
+axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created, char **text,
+                             size_t *len, axb_error *err)
 {
     *text = NULL;
     *len = 0;
     char when[40];
     axb_time_format(created, when, sizeof when);
     sbuf b = {NULL, 0, 0, false};
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "
-                  "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"
-                  "  <eventParameters publicID=\"" OUT_QML_ID_PREFIX "catalog\">\n"
-                  "    <creationInfo>\n      <author>");
+    sb_printf(&b,
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+              "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "
+              "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"
+              "  <eventParameters publicID=\"" OUT_QML_ID_PREFIX "catalog\">\n"
+              "    <creationInfo>\n      <author>");
     sb_text(&b, creator);
     sb_printf(&b, "</author>\n      <creationTime>%s</creationTime>\n    </creationInfo>\n", when);
     for (int64_t i = 0; i < n; i++) write_event(&b, &src[i], i);

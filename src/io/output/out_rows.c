@@ -15,7 +15,7 @@
  * Write */
 
 typedef struct row_pos {
-    int64_t row, pos;           /* row index and its position in the caller's arrays */
+    int64_t row, pos; /* row index and its position in the caller's arrays */
 } row_pos;
 
 static int cmp_row_pos(const void *a, const void *b)
@@ -36,8 +36,8 @@ static axb_status grow_buffer(axb_output *o, size_t bytes, axb_error *err)
 
 /* Sorted because HDF5 walks a union of hyperslabs in file order, whatever order the selection was
  * built in. */
-axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data,
-                                int64_t *sorted, const void **outdata, axb_error *err)
+axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data, int64_t *sorted,
+                                const void **outdata, axb_error *err)
 {
     AXB_CHECK(err, n >= 0, AXB_ERR_ARG, "n = %" PRId64 " rows", n);
     if (n == 0) {
@@ -51,13 +51,12 @@ axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, c
     for (int64_t k = 0; k < n; k++) {
         if (rows[k] < 0 || rows[k] >= o->nrows) {
             free(rp);
-            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " (entry %" PRId64
-                                 ") outside 0..%" PRId64, rows[k], k, o->nrows - 1);
+            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " (entry %" PRId64 ") outside 0..%" PRId64, rows[k],
+                                 k, o->nrows - 1);
         }
         if (o->written[rows[k]]) {
             free(rp);
-            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " was already written by rank %d",
-                                 rows[k], o->rank);
+            return axb_error_set(err, AXB_ERR_ARG, "row %" PRId64 " was already written by rank %d", rows[k], o->rank);
         }
         rp[k] = (row_pos){rows[k], k};
         if (k && rows[k] <= rows[k - 1]) in_order = false;
@@ -94,15 +93,13 @@ axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, c
     return st;
 }
 
-
 /* ---------------------------------------------------------------------------------------------
  * The record of rows on disk (formats that can resume). After every write the file is flushed
  * (MPI_File_sync underneath), then rank 0 appends the rows of all ranks as one list to
  * PATH.partial.record (core/partial.h), so a resume trusts only rows certainly on disk. */
 
 /* Rank 0's gather buffers; the ranks agree on their allocation before the gathers use them. */
-static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t **all, int64_t *total,
-                              axb_error *err)
+static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t **all, int64_t *total, axb_error *err)
 {
     int *counts = NULL, *displs = NULL;
     axb_status st = AXB_OK;
@@ -112,8 +109,9 @@ static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t
         if (!counts || !displs) st = axb_error_set(err, AXB_ERR_NOMEM, "%s: row counts", o->partial);
     }
     st = axb_agree(o->comm, st, err);
-    if (st == AXB_OK) AXB_MPI_CHECK(st, err, MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, o->comm),
-                                    "gathering the counts of rows written");
+    if (st == AXB_OK)
+        AXB_MPI_CHECK(st, err, MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, o->comm),
+                      "gathering the counts of rows written");
     if (st == AXB_OK && o->rank == 0) {
         for (int r = 0; r < o->size && st == AXB_OK; r++) {
             if (*total + counts[r] > INT_MAX)
@@ -139,7 +137,8 @@ static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb
     axb_status st = AXB_OK;
     if (n > INT_MAX)
         st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
-    else if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) st = axb_h5_error(err, "%s: flush", o->partial);
+    else if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0)
+        st = axb_h5_error(err, "%s: flush", o->partial);
     AXB_TRY(axb_agree(o->comm, st, err));
     int64_t *all = NULL, total = 0;
     st = gather_rows(o, (int)n, rows, &all, &total, err);
@@ -151,8 +150,7 @@ static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb
 /* ---------------------------------------------------------------------------------------------
  * Writes */
 
-axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data,
-                            axb_error *err)
+axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data, axb_error *err)
 {
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
@@ -180,14 +178,13 @@ bool axb_output_can_write_local(const axb_output *o)
     return o && o->ops->write_local != NULL;
 }
 
-axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows, const double *data,
-                                  axb_error *err)
+axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows, const double *data, axb_error *err)
 {
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
     AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
-    AXB_CHECK(err, o->ops->write_local, AXB_ERR_UNSUPPORTED, "%s: the %s format has no independent writes",
-              o->path, o->ops->name);
+    AXB_CHECK(err, o->ops->write_local, AXB_ERR_UNSUPPORTED, "%s: the %s format has no independent writes", o->path,
+              o->ops->name);
     if (n == 0) return AXB_OK;
     if (o->nunsynced + n > o->unsynced_cap) {
         int64_t cap = o->unsynced_cap ? o->unsynced_cap : 4096;
@@ -217,4 +214,3 @@ axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err)
     o->nunsynced = 0;
     return st;
 }
-

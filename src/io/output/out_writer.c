@@ -25,9 +25,12 @@ static const axb_out_ops *const OUT_BACKENDS[] = {&axb_out_bulk_ops, &axb_out_as
 static void parent_dir(const char *path, char *dir, size_t size)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, size, ".");
-    else if (slash == path) snprintf(dir, size, "/");
-    else snprintf(dir, size, "%.*s", (int)(slash - path), path);
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
 /* The folder must exist and be writable and PATH must not be a folder: said here in the writer's
@@ -41,11 +44,9 @@ static axb_status check_folder(const axb_output *o, axb_error *err)
         return axb_error_set(err, AXB_ERR_IO, "%s: directory '%s' %s", o->path, dir,
                              errno == ENOENT ? "does not exist" : strerror(errno));
     AXB_CHECK(err, S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: '%s' is not a directory", o->path, dir);
-    AXB_CHECK(err, access(dir, W_OK) == 0, AXB_ERR_IO, "%s: directory '%s' is not writable",
-              o->path, dir);
+    AXB_CHECK(err, access(dir, W_OK) == 0, AXB_ERR_IO, "%s: directory '%s' is not writable", o->path, dir);
     AXB_CHECK(err, stat(o->path, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->path);
-    AXB_CHECK(err, stat(o->partial, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory",
-              o->partial);
+    AXB_CHECK(err, stat(o->partial, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->partial);
     return AXB_OK;
 }
 
@@ -64,8 +65,7 @@ static axb_status prepare_files(axb_output *o, axb_error *err)
     axb_status st = AXB_OK;
     if (o->rank == 0) {
         st = check_folder(o, err);
-        if (st == AXB_OK)
-            st = axb_partial_prepare(&o->names, o->overwrite ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW, err);
+        if (st == AXB_OK) st = axb_partial_prepare(&o->names, o->overwrite ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW, err);
         o->created = now_ns();
     }
     AXB_TRY(axb_agree(o->comm, st, err));
@@ -77,12 +77,12 @@ static axb_status open_file(axb_output *o, bool create, axb_error *err)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     bool ok = fapl >= 0 && H5Pset_fapl_mpio(fapl, o->comm, MPI_INFO_NULL) >= 0 &&
-              /* Metadata is identical on every rank: reading and flushing it collectively lets one
+        /* Metadata is identical on every rank: reading and flushing it collectively lets one
                * rank do the I/O instead of all of them. */
-              H5Pset_all_coll_metadata_ops(fapl, true) >= 0 && H5Pset_coll_metadata_write(fapl, true) >= 0;
+        H5Pset_all_coll_metadata_ops(fapl, true) >= 0 && H5Pset_coll_metadata_write(fapl, true) >= 0;
     if (ok) {
-        o->file = create ? H5Fcreate(o->partial, H5F_ACC_EXCL, H5P_DEFAULT, fapl)
-                         : H5Fopen(o->partial, H5F_ACC_RDWR, fapl);
+        o->file =
+            create ? H5Fcreate(o->partial, H5F_ACC_EXCL, H5P_DEFAULT, fapl) : H5Fopen(o->partial, H5F_ACC_RDWR, fapl);
         ok = o->file >= 0;
     }
     if (fapl >= 0) H5Pclose(fapl);
@@ -169,8 +169,7 @@ static axb_status new_output(MPI_Comm comm, const axb_output_desc *d, axb_output
 }
 
 /* Descriptor checks (every rank reaches the same verdict) and the handle. */
-static axb_status start_output(MPI_Comm comm, const axb_output_desc *d, bool resume, axb_output **out,
-                               axb_error *err)
+static axb_status start_output(MPI_Comm comm, const axb_output_desc *d, bool resume, axb_output **out, axb_error *err)
 {
     *out = NULL;
     axb_status st = axb_out_check_desc(d, err);
@@ -241,8 +240,7 @@ static axb_status read_record(axb_output *o, uint8_t *done, axb_error *err)
     return axb_agree(o->comm, st, err);
 }
 
-axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done, axb_output **out,
-                             axb_error *err)
+axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done, axb_output **out, axb_error *err)
 {
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
@@ -268,8 +266,8 @@ axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *d
 static axb_status reduce_written(const axb_output *o, uint8_t *all, int64_t *dup, axb_error *err)
 {
     uint8_t *lower = malloc((size_t)OUT_MPI_CHUNK < (size_t)o->nrows ? (size_t)OUT_MPI_CHUNK : (size_t)o->nrows);
-    axb_status st = lower ? AXB_OK
-                          : axb_error_set(err, AXB_ERR_NOMEM, "%s: no memory to check which rows were written", o->path);
+    axb_status st =
+        lower ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "%s: no memory to check which rows were written", o->path);
     st = axb_agree(o->comm, st, err);
     if (st != AXB_OK) {
         free(lower);
@@ -302,8 +300,9 @@ static axb_status check_complete(const axb_output *o, const uint8_t *all, int64_
         if (!all[r] && missing++ == 0) first = r;
     if (missing)
         return axb_error_set(err, AXB_ERR_ARG,
-                             "%s: not committed: %" PRId64 " of %" PRId64 " rows were never written (first: row %" PRId64
-                             "); the data written stay in %s", o->path, missing, o->nrows, first, o->partial);
+                             "%s: not committed: %" PRId64 " of %" PRId64
+                             " rows were never written (first: row %" PRId64 "); the data written stay in %s",
+                             o->path, missing, o->nrows, first, o->partial);
     if (dup >= 0)
         return axb_error_set(err, AXB_ERR_ARG,
                              "%s: not committed: row %" PRId64 " was written by two ranks; the data stay in %s",
