@@ -30,7 +30,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: axibulk [--version] [--help] COMMAND [ARGS...]\n"
             "\n"
-            "Bulk seismograms and sensitivity kernels from AxiSEM wavefield databases.\n"
+            "Bulk seismograms from AxiSEM wavefield databases (sensitivity kernels: planned).\n"
             "Run under MPI (mpirun -np N axibulk ..., or srun) to share the work between ranks.\n"
             "\n"
             "commands:\n");
