@@ -101,9 +101,12 @@ static int report(const axb_cmd_env *env, const char *cmd, axb_status st, axb_er
 int axb_cli_run(int argc, char **argv, MPI_Comm comm, FILE *out, FILE *errout)
 {
     axb_cmd_env env = {comm, 0, 1, out, errout};
-    MPI_Comm_rank(comm, &env.rank);
-    MPI_Comm_size(comm, &env.size);
     axb_error err = AXB_ERROR_INIT;
+    if (MPI_Comm_rank(comm, &env.rank) != MPI_SUCCESS || MPI_Comm_size(comm, &env.size) != MPI_SUCCESS) {
+        /* no communicator to agree over: this process reports for itself */
+        fprintf(errout, "axibulk: error: the MPI communicator is not usable\n");
+        return AXB_EXIT_FAILURE;
+    }
     FILE *o = env.rank == 0 ? out : NULL;
 
     if (argc < 2) {
