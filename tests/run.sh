@@ -15,7 +15,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 echo "== Release build (-Werror)"
 cmake -S "$root" -B "$root/build/ci-release" -DCMAKE_BUILD_TYPE=Release -DAXB_WERROR=ON >/dev/null
 cmake --build "$root/build/ci-release" -j "$jobs"
-(cd "$root/build/ci-release" && ctest --output-on-failure)
+# Tests run two at a time: most of a pass is spent waiting (mpiexec start-up, I/O, the kills of
+# the resume tests), and ctest keeps multi-rank tests from oversubscribing (PROCESSORS).
+(cd "$root/build/ci-release" && ctest --output-on-failure -j "$jobs")
 # each pass must stay under 10 minutes on the 2-core CI machine (docs/testing.md): say where it is
 echo "== Release pass: ${SECONDS} s"
 SECONDS=0
@@ -32,5 +34,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The SLURM job-script test, the benchmark and the install tests run once, in the release pass:
 # shell scripts, a private cluster, timed runs and programs built outside the tree (which would
 # need the sanitizer runtime too) gain nothing from the sanitizers.
-(cd "$root/build/ci-sanitize" && ctest --output-on-failure -LE "slurm|bench|install")
+(cd "$root/build/ci-sanitize" && ctest --output-on-failure -j "$jobs" -LE "slurm|bench|install")
 echo "== Sanitize pass: ${SECONDS} s"
