@@ -10,6 +10,7 @@
 
 #include "axibulk/invmesh.h"
 #include "check.h"
+#include "numerics/mc_estimate.h"
 #include "numerics/qmc.h"
 
 static const double PI = 3.14159265358979323846;
@@ -264,6 +265,50 @@ static void test_readers(check_ctx *T, const char *dir)
     unlink(msh);
 }
 
+/* The estimate against numbers worked by hand, the shift that keeps a near-constant integrand's
+ * variance, and the convergence test's two criteria and its minimum point count. */
+static void test_mc_estimate(check_ctx *T)
+{
+    axb_mc_estimate e = {0};
+    CHECK(T, axb_mc_integral(&e, 2.0) == 0.0 && isinf(axb_mc_error(&e, 2.0)));
+    const double f[4] = {1, 2, 3, 4};
+    axb_mc_add(&e, 4, f);
+    /* mean 2.5, population variance 1.25: I = 5, error = 2·sqrt(1.25/3) */
+    CHECK_CLOSE(T, axb_mc_integral(&e, 2.0), 5.0, 1e-15);
+    CHECK_CLOSE(T, axb_mc_error(&e, 2.0), 2.0 * sqrt(1.25 / 3.0), 1e-15);
+    axb_mc_tolerance tol = {0.0, 0.5, 3};
+    CHECK(T, axb_mc_converged(&e, 2.0, &tol)); /* 1.29 < 0.5·5 */
+    tol.rel_tol = 0.2;
+    CHECK(T, !axb_mc_converged(&e, 2.0, &tol));
+    tol.abs_tol = 0.7; /* 1.29 < 0.7·2 */
+    CHECK(T, axb_mc_converged(&e, 2.0, &tol));
+    tol.min_points = 5;
+    CHECK(T, !axb_mc_converged(&e, 2.0, &tol));
+    /* a value of 1e8 with noise of 1e-4: the variance keeps its digits */
+    axb_mc_estimate c = {0};
+    double g[1000];
+    for (int k = 0; k < 1000; k++) g[k] = 1e8 + ((k % 2) ? 1e-4 : -1e-4);
+    axb_mc_add(&c, 500, g);
+    axb_mc_add(&c, 500, g + 500);
+    CHECK_CLOSE(T, axb_mc_integral(&c, 1.0), 1e8, 1e-6);
+    CHECK_CLOSE(T, axb_mc_error(&c, 1.0) / (1e-4 / sqrt(999.0)), 1.0,
+                1e-4); /* 1e-4 on top of 1e8 is rounded to 1.5e-8 */
+    /* QMC over a tetrahedron: the estimated error brackets the true error of ∫x² dV */
+    double vert[12] = {0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4};
+    int64_t cell[4] = {0, 1, 2, 3};
+    axb_invmesh m = {AXB_CELL_TET, 4, 1, vert, cell, NULL};
+    axb_mc_estimate t = {0};
+    for (int k = 0; k < 4096; k++) {
+        double q[3], x[3];
+        axb_qmc_point(AXB_QMC_HALTON, (uint64_t)k, q);
+        axb_invmesh_map_point(&m, 0, q, x, NULL);
+        const double v = x[0] * x[0];
+        axb_mc_add(&t, 1, &v);
+    }
+    const double V = axb_invmesh_cell_volume(&m, 0), true_err = fabs(axb_mc_integral(&t, V) - 1.6);
+    CHECK_MSG(T, true_err < axb_mc_error(&t, V), "true error %g, estimate %g", true_err, axb_mc_error(&t, V));
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -272,6 +317,7 @@ int main(void)
     test_qmc(&T);
     test_tet_map(&T);
     test_voxels(&T);
+    test_mc_estimate(&T);
     test_readers(&T, dir);
     rmdir(dir);
     return check_summary(&T);
