@@ -268,5 +268,9 @@ axb_status axb_db_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems,
 axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err)
 {
     AXB_TRY(check_ids(db, n, ids, db->info.npoints, "point", mode, err));
+    /* a layout without point reads leaves the operation out; the verdict is the same on every rank */
+    if (!db->ops->read_points)
+        return axb_error_set(err, AXB_ERR_UNSUPPORTED, "point reads: a %s database is read by whole elements",
+                             db->ops->name);
     return db->ops->read_points(db, n, ids, mode, out, err);
 }

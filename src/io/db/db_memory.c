@@ -193,17 +193,6 @@ static axb_status memory_read_elements(axb_db *db, int64_t n, const int64_t *ele
     return AXB_OK;
 }
 
-static axb_status memory_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
-                                     axb_error *err)
-{
-    (void)db;
-    (void)n;
-    (void)ids;
-    (void)mode;
-    (void)out;
-    return axb_error_set(err, AXB_ERR_UNSUPPORTED, "point reads: a memory database is read by whole elements");
-}
-
 static void memory_close(axb_db *db)
 {
     db->impl = NULL;
@@ -214,7 +203,6 @@ const axb_db_ops axb_db_memory_ops = {
     .read_meta = memory_read_meta,
     .open_data = memory_open_data,
     .read_elements = memory_read_elements,
-    .read_points = memory_read_points,
     .close = memory_close,
 };
 

@@ -151,22 +151,10 @@ static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *ele
     return st;
 }
 
-static axb_status merged_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
-                                     axb_error *err)
-{
-    (void)db;
-    (void)n;
-    (void)ids;
-    (void)mode;
-    (void)out;
-    return axb_error_set(err, AXB_ERR_UNSUPPORTED, "point reads: a merged database is read by whole elements");
-}
-
 const axb_db_ops axb_db_merged_ops = {
     .name = "merged",
     .read_meta = merged_read_meta,
     .open_data = merged_open_data,
     .read_elements = merged_read_elements,
-    .read_points = merged_read_points,
     .close = merged_close,
 };

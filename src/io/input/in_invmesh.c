@@ -39,6 +39,14 @@ static axb_status parse_count(const axb_in_text *t, const char *tok, const char 
     return AXB_OK;
 }
 
+/* The next line must hold exactly one count in 0..max. */
+static axb_status read_count(axb_in_text *t, const char *what, int64_t max, int64_t *n, axb_error *err)
+{
+    AXB_TRY(need_line(t, what, err));
+    char *tok[MAXTOK];
+    return parse_count(t, axb_in_split(t->line, tok, MAXTOK) == 1 ? tok[0] : NULL, what, max, n, err);
+}
+
 /* km if every coordinate is below 1e4 in magnitude (MC Kernel's rule), else m */
 static void to_metres(axb_invmesh *m)
 {
@@ -97,16 +105,11 @@ static axb_status read_vertices(const char *path, axb_invmesh *m, axb_error *err
 {
     axb_in_text t;
     AXB_TRY(axb_in_text_open(&t, path, err));
-    axb_status st = need_line(&t, "the dimension line", err);
-    char *tok[MAXTOK];
     int64_t ndim = 0, nvert = 0;
-    if (!st) st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "dimension", 3, &ndim, err);
+    axb_status st = read_count(&t, "dimension", 3, &ndim, err);
     if (!st && ndim != 3)
         st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "dimension %" PRId64 ": only 3 is supported", ndim);
-    if (!st) st = need_line(&t, "the vertex count", err);
-    if (!st)
-        st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "vertex count", INT64_C(1) << 40,
-                         &nvert, err);
+    if (!st) st = read_count(&t, "vertex count", INT64_C(1) << 40, &nvert, err);
     if (!st) {
         m->vert = malloc((size_t)(nvert ? nvert : 1) * 3 * sizeof *m->vert);
         m->nvert = nvert;
@@ -124,12 +127,9 @@ static axb_status read_facets(const char *path, axb_invmesh *m, axb_error *err)
 {
     axb_in_text t;
     AXB_TRY(axb_in_text_open(&t, path, err));
-    axb_status st = need_line(&t, "the cell count", err);
     char *tok[MAXTOK];
     int64_t ncell = 0;
-    if (!st)
-        st = parse_count(&t, axb_in_split(t.line, tok, MAXTOK) == 1 ? tok[0] : NULL, "cell count", INT64_C(1) << 40,
-                         &ncell, err);
+    axb_status st = read_count(&t, "cell count", INT64_C(1) << 40, &ncell, err);
     if (!st) {
         m->cell = malloc((size_t)(ncell ? ncell : 1) * 4 * sizeof *m->cell);
         m->ncell = ncell;
