@@ -41,6 +41,11 @@ typedef struct axb_mesh {
     int32_t *axis;                                      /**< [nelem] 1 if the element touches the symmetry axis */
     double *mp_s, *mp_z;                                /**< [nelem] element mid points */
     float *s, *z, *mu;                                  /**< [npoints] coordinates and shear modulus of stored points */
+    /** [npoints] the background model at the stored points (mesh_vp, mesh_vs, mesh_rho, mesh_xi,
+     *  mesh_phi, mesh_eta: SI units; xi = (vsh/vsv)², phi = (vpv/vph)², eta = F/(A − 2L)).
+     *  vp, vs, rho are NULL only if the file lacks them; xi, phi, eta are NULL when absent or
+     *  everywhere 1 (isotropic). */
+    float *vp, *vs, *rho, *xi, *phi, *eta;
     double gll[AXB_NPOL_MAX + 1];                       /**< GLL points */
     double glj[AXB_NPOL_MAX + 1];                       /**< GLJ(0,1) points used in xi on axis elements */
     double G1[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)]; /**< GLJ derivative matrix, as stored */

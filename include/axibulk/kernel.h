@@ -1,0 +1,49 @@
+/**
+ * @file kernel.h
+ * @brief Born sensitivity kernels (`axibulk kernel`): a forward database (the event's wavefield)
+ *        and a reciprocal database (the receiver's), combined at quasi-random points inside the
+ *        cells of an inversion mesh and integrated per cell until the Monte Carlo error meets the
+ *        job's tolerances. Theory and conventions: docs/kernels.md.
+ *
+ * Collective over the communicator: the cells are shared among all ranks (rank 0 works too), each
+ * cell's points depend on the cell alone, so the output is identical for any rank count. Rank 0
+ * gathers the result and writes it (kernel_output.h).
+ */
+#ifndef AXIBULK_KERNEL_H
+#define AXIBULK_KERNEL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "axibulk/kernel_job.h"
+#include "axibulk/kernel_output.h"
+#include "axibulk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Run options that are not part of the job's physics. */
+typedef struct axb_kernel_run_opts {
+    bool force;     /**< replace an existing output */
+    FILE *progress; /**< progress lines (rank 0), NULL for none */
+    bool write;     /**< write the output file (false: only return the result) */
+} axb_kernel_run_opts;
+
+/**
+ * Runs @p job: opens and checks the databases against each other and the job (one-line errors,
+ * AXB_ERR_ARG/RANGE/UNSUPPORTED/FORMAT for bad jobs), builds the mesh, computes every kernel and
+ * writes the output. If @p res is not NULL it receives the gathered result (on every rank; free
+ * with axb_kernel_result_free).
+ */
+AXB_NODISCARD axb_status axb_kernel_run(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts,
+                                        axb_kernel_result *res, axb_error *err);
+
+/** Frees what axb_kernel_run put into @p res (including its mesh); NULL-safe. */
+void axb_kernel_result_free(axb_kernel_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
