@@ -13,6 +13,7 @@
 #ifndef AXIBULK_INVMESH_H
 #define AXIBULK_INVMESH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "axibulk/status.h"
@@ -80,6 +81,8 @@ void axb_invmesh_map_point(const axb_invmesh *m, int64_t c, const double q[3], d
  *  colatitude and mid longitude. */
 void axb_invmesh_cell_centre(const axb_invmesh *m, int64_t c, double x[3]);
 
+/** Whether point @p x (m) lies in cell @p c (boundary included). */
+bool axb_invmesh_contains(const axb_invmesh *m, int64_t c, const double x[3]);
 void axb_invmesh_free(axb_invmesh *m);
 
 #ifdef __cplusplus

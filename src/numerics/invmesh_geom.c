@@ -176,3 +176,29 @@ void axb_invmesh_cell_centre(const axb_invmesh *m, int64_t c, double x[3])
     for (int d = 0; d < 3; d++)
         x[d] = 0.25 * (m->vert[3 * v[0] + d] + m->vert[3 * v[1] + d] + m->vert[3 * v[2] + d] + m->vert[3 * v[3] + d]);
 }
+
+bool axb_invmesh_contains(const axb_invmesh *m, int64_t c, const double x[3])
+{
+    if (m->type == AXB_CELL_VOXEL) {
+        const double *b = m->voxel + 6 * c;
+        const double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (r < b[0] || r > b[1] || r == 0) return false;
+        const double th = acos(fmax(-1.0, fmin(1.0, x[2] / r)));
+        double lon = atan2(x[1], x[0]);
+        /* the cell's longitudes may start anywhere: bring lon into [l0, l0 + 2π) */
+        const double two_pi = 2 * acos(-1.0);
+        while (lon < b[4]) lon += two_pi;
+        while (lon >= b[4] + two_pi) lon -= two_pi;
+        return th >= b[2] && th <= b[3] && lon <= b[5];
+    }
+    /* x inside iff replacing each vertex by x keeps the orientation (all four sub-volumes agree) */
+    const int64_t *v = m->cell + 4 * c;
+    const double *p[4] = {m->vert + 3 * v[0], m->vert + 3 * v[1], m->vert + 3 * v[2], m->vert + 3 * v[3]};
+    const double d = tet_det(p[0], p[1], p[2], p[3]);
+    for (int k = 0; k < 4; k++) {
+        const double *q[4] = {p[0], p[1], p[2], p[3]};
+        q[k] = x;
+        if (tet_det(q[0], q[1], q[2], q[3]) * d < 0) return false;
+    }
+    return true;
+}

@@ -1,4 +1,4 @@
-/* The extraction's element cache (src/engines/extract_cache.c) against a plain model: a FIFO of
+/* The extraction's element cache (src/engines/elem_cache.c) against a plain model: a FIFO of
  * (id, block) kept in an array and searched linearly. Random ids from a small range make hits,
  * misses, evictions and hash collisions (the table is only twice the capacity) all frequent; every
  * get must agree with the model on presence and, when present, on the block's contents. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "engines/extract_internal.h"
+#include "engines/elem_cache.h"
 
 #define UNIT 7
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/extract_internal.h"
+#include "engines/elem_cache.h"
 
 static int64_t hslot(const axb_elem_cache *c, int64_t id)
 {

@@ -1,0 +1,135 @@
+/* Shared by the kernel engine's files: the two databases as field evaluators (kernel_field.c),
+ * the plan of a job (kernel_setup.c: checks, mesh, measurements and their weight spectra), the
+ * Monte Carlo integration of cells (kernel_cells.c) and the run (kernel_run.c). */
+#ifndef AXB_ENGINES_KERNEL_INTERNAL_H
+#define AXB_ENGINES_KERNEL_INTERNAL_H
+
+#include <complex.h>
+#include <fftw3.h>
+#include <mpi.h>
+
+#include "axibulk/db.h"
+#include "axibulk/kernel.h"
+#include "engines/elem_cache.h"
+#include "numerics/kdtree.h"
+#include "numerics/kernel_math.h"
+
+/* TEMPORARY until the db branch lands (declared in db.h there) */
+axb_status axb_db_source_radius(const axb_db *db, double *r_used, axb_error *err);
+
+/* Where a point falls in a database's mesh, in the frame whose pole is the database's source. */
+typedef struct axb_kloc {
+    int64_t elem;
+    double xi, eta;
+    double s, z, phi;
+} axb_kloc;
+
+/* A database as the kernel engine uses it: located points, and per element the strain of every
+ * run at the collocation points (and the displacement when density is asked for), derived once
+ * and kept in a bounded cache. */
+typedef struct axb_kdb {
+    axb_db *db;
+    const axb_db_info *info;
+    const axb_mesh *mesh;
+    axb_kdtree *tree;
+    bool forward;
+    bool want_displ;
+    int np1;
+    int64_t nt;
+    int nruns;          /* runs present, in axb_sim order */
+    axb_sim runs[4];
+    int64_t fl;         /* np1² · nt */
+    int64_t unit;       /* floats per cached element: 6·nruns strain + (nvars displacement) */
+    axb_elem_cache cache;
+    float *blocks;      /* read buffer [cap][block floats] */
+    int64_t blocks_cap; /* elements it holds */
+    double *u, *strain, *work; /* one run's displacement [3][fl], its strain [6][fl], scratch [6][fl] */
+    float *derived;            /* one element's cached fields [unit] */
+    int64_t *want;             /* [cap] elements of the current request */
+    int64_t read_calls, elements_read;
+} axb_kdb;
+
+/* Opens @p path for the kernel engine (collective): displ_only databases of the @p forward kind.
+ * @p cache_bytes bounds the cache; at least @p min_elements elements must fit. */
+axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want_displ, int64_t cache_bytes,
+                        int64_t min_elements, axb_kdb *k, axb_error *err);
+void axb_kdb_close(axb_kdb *k);
+
+/* Locates Earth-Cartesian point @p x (m) in the frame whose pole is (lon, colat); AXB_ERR_RANGE
+ * with the point's radius and the database's radii if the mesh does not contain it. */
+axb_status axb_kdb_locate(const axb_kdb *k, double pole_lon, double pole_colat, const double x[3], axb_kloc *loc,
+                          axb_error *err);
+
+/* Makes sure the derived fields of the @p n elements are cached (n at most the cache capacity):
+ * the missing ones are read in one call and derived. */
+axb_status axb_kdb_prepare(axb_kdb *k, int64_t n, const int64_t *elems, axb_error *err);
+
+/* The rotation Q (Q[a][i] = local_a · db_i) from the database's cylindrical basis (ŝ, φ̂, ẑ) at
+ * azimuth @p phi of a frame with pole basis @p Rb (axb_geo_local_basis of the pole) to the local
+ * basis (θ̂, φ̂, r̂) at Earth-Cartesian point @p x. */
+void axb_k_local_rotation(const double Rb[3][3], double phi, const double x[3], double Q[3][3]);
+
+/* Forward field at a located point (its element prepared): strain E[6][nt] (Voigt, local frame)
+ * and, if U is not NULL, displacement U[3][nt], of the moment tensor @p m (m_rr, m_tt, m_pp, m_rt,
+ * m_rp, m_tp, N·m) at the pole. */
+void axb_kdb_forward_field(axb_kdb *k, const axb_kloc *loc, const double m[6], const double Q[3][3], double *E,
+                           double *U);
+
+/* Backward field: a unit force @p n (components along x̂ = θ̂, ŷ = φ̂, ẑ = r̂ at the pole, i.e. the
+ * receiver) at the pole. */
+void axb_kdb_backward_field(axb_kdb *k, const axb_kloc *loc, const double n[3], const double Q[3][3], double *E,
+                            double *U);
+
+/* One (receiver, component) pair: the backward field it needs. */
+typedef struct axb_kchannel {
+    int64_t receiver;
+    char component;
+    double n[3]; /* force direction in the receiver's frame (x̂ south, ŷ east, ẑ up) */
+} axb_kchannel;
+
+/* One kernel definition, ready to evaluate. */
+typedef struct axb_kmeas {
+    int channel;
+    unsigned base;       /* base kernels it needs (AXB_BK_* bits) */
+    double complex *G;   /* [nf] weight spectrum: filter, STF, window and seismogram */
+    double *seis, *vel;  /* [npts] filtered reference seismogram and its derivative, t = 0 at origin */
+    int first_col, ncol; /* its output columns */
+} axb_kmeas;
+
+typedef struct axb_kplan {
+    MPI_Comm comm;
+    int rank, size;
+    const axb_kernel_job *job;
+    axb_kdb fwd, bwd;
+    axb_invmesh mesh;
+    double vmesh;                      /* total volume */
+    double src_xyz[3], src_lon, src_colat, src_depth;
+    double (*rec_xyz)[3];              /* [nreceivers] */
+    int nchan;
+    axb_kchannel *chan;
+    axb_kmeas *meas;                   /* [nkernels] */
+    int ncol;
+    axb_kernel_column *col;
+    unsigned base_fwd;                 /* union of base kernels (whether displacement is needed) */
+    int64_t nt, nfft, nf, npts, ref;   /* samples, FFT length, frequencies, output samples, cut */
+    double dt, t_shift;
+    double *omega2;                    /* [nf] (2πf)² */
+    fftw_plan r2c;                     /* nfft real -> nf complex, fftw_malloc'd buffers */
+    int points_per_batch;              /* points of one step of a batch of cells */
+} axb_kplan;
+
+axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *progress, axb_kplan *p, axb_error *err);
+void axb_kplan_free(axb_kplan *p);
+
+/* Per-cell results of this rank: value/error [ncell][nbasis][ncol], points [ncell]. Cells not
+ * computed here stay 0. */
+typedef struct axb_kcells {
+    int nbasis;
+    double *value, *error;
+    int64_t *points;
+} axb_kcells;
+
+/* Integrates the cells c with c % size == rank (collective only through the final agreement). */
+axb_status axb_kernel_cells(axb_kplan *p, axb_kcells *out, FILE *progress, axb_error *err);
+
+#endif
