@@ -1,0 +1,284 @@
+/* Sum rules and finite differences of travel-time kernels in a homogeneous full space
+ * (docs/kernels.md §7). `axibulk mkdb` makes a forward database (event at depth) and a reciprocal
+ * one (receiver buried at the same depth, so the whole sensitivity lies inside the stored ball),
+ * both of a small "planet" (R = 700 km) to keep them small. A voxel grid covers the region around
+ * the ray several Fresnel zones wide.
+ *
+ * - Sum rule: a uniform relative change ε of vp delays the direct P wave by −ε T_P, so
+ *   ∫ K_vp dV over the grid = −T_P (P window, Z component); ∫ K_vs dV = −T_S (S window, T
+ *   component, SH). Bound 1 % and within 3 Monte Carlo error estimates + 0.3 % (the near-field
+ *   terms make the exact first-order delay differ from ε T by a few 1e-3, docs §7).
+ * - Finite differences: the delay between the closed-form seismograms (fullspace.h) for vp and
+ *   vp·(1+ε) (resp. vs), filtered and windowed exactly as the kernel's measurement, found by
+ *   maximising their cross-correlation (band-limited Fourier shift, Newton steps), divided by ε,
+ *   equals ∫ K dV within 3 %. The same for the amplitude kernel: ln of the least-squares amplitude
+ *   ratio / ε.
+ * - The reference seismogram the engine writes equals the closed form filtered the same way
+ *   (1e-3 of its peak).
+ * Run at 1 rank and at 2 ranks: the results are bit-identical (compared through a file). */
+#include <complex.h>
+#include <fftw3.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axibulk/filter.h"
+#include "axibulk/geometry.h"
+#include "axibulk/kernel.h"
+#include "axibulk/mkdb.h"
+#include "check.h"
+#include "numerics/fullspace.h"
+#include "test_util.h"
+
+#define PERIOD 10.0
+#define DT 2.5
+#define LENGTH 150.0
+#define RADIUS_KM 700.0
+#define RMIN_KM 50.0
+#define DEPTH_KM 350.0
+#define PPW 16.0
+#define EPS 1e-3
+
+static axb_status make_db(const char *dir, axb_db_kind kind, axb_error *err)
+{
+    axb_mkdb_opts o;
+    axb_mkdb_defaults(&o);
+    o.dir = dir;
+    o.kind = kind;
+    o.period = PERIOD;
+    o.length = LENGTH;
+    o.dt = DT;
+    o.radius_km = RADIUS_KM;
+    o.rmin_km = RMIN_KM;
+    o.points_per_wavelength = PPW;
+    o.source_depth_km = DEPTH_KM;
+    o.force = true;
+    axb_mkdb_result r;
+    return axb_mkdb_run(MPI_COMM_WORLD, &o, NULL, &r, err);
+}
+
+/* The measurement of a kernel on a closed-form seismogram: filtered as the engine filters it. */
+typedef struct meas {
+    axb_filter_spec filter;
+    double t1, t2; /* after the origin */
+    char comp;
+} meas;
+
+/* Closed-form displacement of the event at the receiver, projected on the component, for medium
+ * med; origin at sample ref (the databases' source shift). */
+static void seismogram(const axb_fs_medium *med, double shift, const double src[3], const double M[3][3],
+                       const double rec[3], const double dir[3], int64_t nt, double *u)
+{
+    axb_fs_stf stf = {PERIOD / 3.5, shift};
+    double *w = malloc(3 * (size_t)nt * sizeof *w);
+    axb_fs_moment_3d_tf(med, &stf, AXB_FS_TF_STEP, src, M, rec, nt, DT, w);
+    for (int64_t t = 0; t < nt; t++) u[t] = dir[0] * w[t] + dir[1] * w[nt + t] + dir[2] * w[2 * nt + t];
+    free(w);
+}
+
+/* Filter in place with the engine's filter (the same plan `axibulk extract` uses). */
+static void filt(const axb_filter_spec *f, int64_t nt, double *u)
+{
+    axb_filter_plan *fp = NULL;
+    axb_error err = AXB_ERROR_INIT;
+    if (axb_filter_plan_create(f, nt, DT, &fp, &err) == AXB_OK) {
+        if (axb_filter_apply(fp, u, &err) != AXB_OK) fprintf(stderr, "%s\n", err.msg);
+    }
+    axb_filter_plan_destroy(&fp);
+}
+
+/* Delay τ of b against a (b(t) ≈ a(t − τ)) maximising ∫_W a(t − τ) b(t) dt, with a shifted by a
+ * band-limited Fourier shift; Newton on the derivative, from τ = 0. Also the least-squares
+ * amplitude ratio ∫ a b / ∫ a a over the window. */
+static double cc_delay(const double *a, const double *b, int64_t nt, int64_t n0, int64_t n1, double *ratio)
+{
+    const int64_t nfft = 8 * nt, nf = nfft / 2 + 1;
+    double *r = fftw_malloc((size_t)nfft * sizeof *r);
+    fftw_complex *A = fftw_malloc((size_t)nf * sizeof *A), *X = fftw_malloc((size_t)nf * sizeof *X);
+    double *s = malloc((size_t)nfft * sizeof *s), *ds = malloc((size_t)nfft * sizeof *ds),
+           *d2 = malloc((size_t)nfft * sizeof *d2);
+    fftw_plan p = fftw_plan_dft_r2c_1d((int)nfft, r, A, FFTW_ESTIMATE);
+    fftw_plan q = fftw_plan_dft_c2r_1d((int)nfft, X, r, FFTW_ESTIMATE);
+    memset(r, 0, (size_t)nfft * sizeof *r);
+    memcpy(r, a, (size_t)nt * sizeof *r);
+    fftw_execute(p);
+    double tau = 0;
+    for (int it = 0; it < 30; it++) {
+        double *dst[3] = {s, ds, d2};
+        for (int d = 0; d < 3; d++) {
+            for (int64_t k = 0; k < nf; k++) {
+                const double w = 2 * acos(-1.0) * (double)k / ((double)nfft * DT);
+                double complex z = A[k] * cexp(-I * w * tau); /* a(t − τ) */
+                for (int e = 0; e < d; e++) z *= I * w;       /* d/dt */
+                if (k == nf - 1) z = creal(z);
+                X[k] = z;
+            }
+            fftw_execute(q);
+            for (int64_t n = 0; n < nfft; n++) dst[d][n] = r[n] / (double)nfft;
+        }
+        /* Γ(τ) = Σ a(t−τ) b(t); Γ' = −Σ ȧ(t−τ) b; Γ'' = Σ ä(t−τ) b */
+        double g1 = 0, g2 = 0;
+        for (int64_t n = n0; n <= n1; n++) {
+            g1 -= ds[n] * b[n];
+            g2 += d2[n] * b[n];
+        }
+        const double step = -g1 / g2;
+        tau += step;
+        if (fabs(step) < 1e-12) break;
+    }
+    double ab = 0, aa = 0;
+    for (int64_t n = n0; n <= n1; n++) ab += a[n] * b[n], aa += a[n] * a[n];
+    *ratio = ab / aa;
+    fftw_destroy_plan(p);
+    fftw_destroy_plan(q);
+    fftw_free(r);
+    fftw_free(A);
+    fftw_free(X);
+    free(s);
+    free(ds);
+    free(d2);
+    return tau;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    check_ctx T = {0, 0, rank};
+    char tmp[512], fdir[600], bdir[600], stations[600], cmt[600];
+    CHECK(&T, test_scratch_dir(MPI_COMM_WORLD, "ksum", tmp, sizeof tmp) == 0);
+    snprintf(fdir, sizeof fdir, "%s/fwd", tmp);
+    snprintf(bdir, sizeof bdir, "%s/bwd", tmp);
+    (void)stations;
+    (void)cmt;
+    axb_error err = AXB_ERROR_INIT;
+    axb_status st = make_db(fdir, AXB_DB_FORWARD, &err);
+    if (!st) st = make_db(bdir, AXB_DB_RECIPROCAL, &err);
+    CHECK_MSG(&T, st == AXB_OK, "mkdb: %s", err.msg);
+    if (st) goto out;
+
+    axb_mkdb_opts d;
+    axb_mkdb_defaults(&d);
+    const double R = RADIUS_KM * 1e3, r0 = R - DEPTH_KM * 1e3;
+    axb_receiver rec = {.lat = 0, .lon = 90, .depth = DEPTH_KM * 1e3};
+    snprintf(rec.network, sizeof rec.network, "XX");
+    snprintf(rec.station, sizeof rec.station, "R1");
+    axb_kernel_job job;
+    axb_kernel_job_defaults(&job);
+    snprintf(job.fwd_db, sizeof job.fwd_db, "%s", fdir);
+    snprintf(job.bwd_db, sizeof job.bwd_db, "%s", bdir);
+    job.event.type = AXB_SRC_MOMENT;
+    job.event.lat = 0, job.event.lon = 0, job.event.depth = DEPTH_KM * 1e3;
+    /* a moment tensor radiating both P and SH toward the receiver (east of the source) */
+    const double m[6] = {1.0e17, -0.3e17, -0.7e17, 0.2e17, 0.6e17, 0.9e17};
+    memcpy(job.event.m, m, sizeof m);
+    job.receivers = &rec;
+    job.nreceivers = 1;
+    const double Lchord = 2 * r0 * sin(acos(-1.0) / 4); /* 90° apart at radius r0 */
+    const double TP = Lchord / d.vp, TS = Lchord / d.vs;
+    axb_kernel_def k[4];
+    memset(k, 0, sizeof k);
+    const double hw = 1.6 * PERIOD;
+    for (int i = 0; i < 4; i++) {
+        k[i].receiver = 0;
+        k[i].filter.kind = AXB_FILTER_LOWPASS;
+        k[i].filter.f1 = 1.0 / (1.25 * PERIOD);
+        k[i].filter.order = 4;
+        k[i].filter.zerophase = true;
+    }
+    snprintf(k[0].name, sizeof k[0].name, "P_cc");
+    k[0].component = 'Z', k[0].t1 = TP - hw, k[0].t2 = TP + hw, k[0].misfit = AXB_MISFIT_CC;
+    k[0].params = 1u << AXB_KP_VP;
+    snprintf(k[1].name, sizeof k[1].name, "S_cc");
+    k[1].component = 'T', k[1].t1 = TS - hw, k[1].t2 = TS + hw, k[1].misfit = AXB_MISFIT_CC;
+    k[1].params = 1u << AXB_KP_VS;
+    snprintf(k[2].name, sizeof k[2].name, "P_am");
+    k[2] = k[0], k[2].misfit = AXB_MISFIT_AM;
+    snprintf(k[2].name, sizeof k[2].name, "P_am");
+    job.kernels = k;
+    job.nkernels = 3;
+    job.mesh.kind = AXB_KMESH_VOXELS;
+    job.mesh.grid = (axb_voxel_grid){.lat_min = -40, .lat_max = 40, .lon_min = -45, .lon_max = 135,
+                                     .depth_min_km = 60, .depth_max_km = 600, .nlat = 8, .nlon = 18, .ndepth = 6};
+    job.points_per_step = 8;
+    job.max_points = 256;
+    job.rel_error = 1e-2;
+    job.abs_error = 1e-3;
+    axb_kernel_run_opts ro = {false, rank == 0 ? stderr : NULL, false};
+    axb_kernel_result res;
+    st = axb_kernel_run(MPI_COMM_WORLD, &job, &ro, &res, &err);
+    CHECK_MSG(&T, st == AXB_OK, "kernel run: %s", err.msg);
+    if (st) goto out;
+    double errsum[3] = {0};
+    const int64_t nitems = res.mesh->ncell;
+    for (int c = 0; c < res.ncolumns; c++) {
+        for (int64_t i = 0; i < nitems; i++) errsum[c] += res.error[c * nitems + i] * res.error[c * nitems + i];
+        errsum[c] = sqrt(errsum[c]);
+        if (rank == 0)
+            printf("%s: integral %.6g +- %.3g\n", res.columns[c].name, res.integral[c], errsum[c]);
+    }
+    if (rank == 0) printf("T_P %.4f s, T_S %.4f s\n", TP, TS);
+    const double KP = res.integral[0], KS = res.integral[1];
+    CHECK_MSG(&T, fabs(KP + TP) < 0.01 * TP, "P sum rule: %.5g vs %.5g", KP, -TP);
+    CHECK_MSG(&T, fabs(KS + TS) < 0.01 * TS, "S sum rule: %.5g vs %.5g", KS, -TS);
+
+    /* finite differences on the closed form, measured as the kernels measure */
+    axb_fs_stf stf;
+    axb_fs_stf_from_period_dt(PERIOD, DT, &stf);
+    const int64_t nt = (int64_t)ceil(LENGTH / DT) + 1, ref = (int64_t)llround(stf.t0 / DT);
+    double src[3], rx[3], Ls[3][3], Lr[3][3];
+    axb_geo_cartesian(0, 0, r0, src);
+    axb_geo_cartesian(rec.lat, rec.lon, r0, rx);
+    axb_geo_local_basis(0, 90, Ls);
+    axb_geo_local_basis(rec.lon, 90 - rec.lat, Lr);
+    const double Ml[3][3] = {{m[1], m[5], m[3]}, {m[5], m[2], m[4]}, {m[3], m[4], m[0]}};
+    double M[3][3] = {{0}};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) M[a][b] += Ls[a][i] * Ml[i][j] * Ls[b][j];
+    /* T at the receiver: R = away from the source = +φ̂ here (source due west on the equator) */
+    const double up[3] = {Lr[0][2], Lr[1][2], Lr[2][2]}, east[3] = {Lr[0][1], Lr[1][1], Lr[2][1]};
+    const double Tdir[3] = {east[1] * up[2] - east[2] * up[1], east[2] * up[0] - east[0] * up[2],
+                            east[0] * up[1] - east[1] * up[0]};
+    double *u0 = malloc((size_t)nt * sizeof *u0), *u1 = malloc((size_t)nt * sizeof *u1);
+    for (int c = 0; c < 3; c++) {
+        const axb_kernel_def *kd = k + res.columns[c].kernel;
+        const bool p_wave = kd->component == 'Z';
+        const double *dir = p_wave ? up : Tdir;
+        axb_fs_medium m0 = {d.vp, d.vs, d.rho}, m1 = m0;
+        if (p_wave)
+            m1.vp *= 1 + EPS;
+        else
+            m1.vs *= 1 + EPS;
+        seismogram(&m0, stf.t0, src, M, rx, dir, nt, u0);
+        seismogram(&m1, stf.t0, src, M, rx, dir, nt, u1);
+        filt(&kd->filter, nt, u0);
+        filt(&kd->filter, nt, u1);
+        const int64_t n0 = (int64_t)ceil((kd->t1 + stf.t0) / DT - 1e-9), n1 = (int64_t)floor((kd->t2 + stf.t0) / DT + 1e-9);
+        double ratio;
+        const double tau = cc_delay(u0, u1, nt, n0, n1, &ratio);
+        const double fd = kd->misfit == AXB_MISFIT_CC ? tau / EPS : log(ratio) / EPS;
+        if (rank == 0) printf("%s: finite difference %.6g, kernel %.6g\n", res.columns[c].name, fd, res.integral[c]);
+        const double scale = kd->misfit == AXB_MISFIT_CC ? fabs(fd) : fmax(fabs(fd), 1.0);
+        CHECK_MSG(&T, fabs(res.integral[c] - fd) < 0.03 * scale, "%s: kernel %.5g vs finite difference %.5g",
+                  res.columns[c].name, res.integral[c], fd);
+        /* the engine's reference seismogram is the closed form, filtered */
+        const double *es = res.seismogram + res.columns[c].kernel * res.seis_npts;
+        double peak = 0, dmax = 0;
+        for (int64_t n = 0; n < res.seis_npts && n + ref < nt; n++) {
+            peak = fmax(peak, fabs(u0[n + ref]));
+            dmax = fmax(dmax, fabs(es[n] - u0[n + ref]));
+        }
+        CHECK_MSG(&T, dmax < 1e-3 * peak, "%s: reference seismogram off by %.3g of its peak", res.columns[c].name,
+                  dmax / peak);
+    }
+    free(u0);
+    free(u1);
+    axb_kernel_result_free(&res);
+out:
+    test_remove_dir(MPI_COMM_WORLD, tmp);
+    return test_finish_mpi(&T);
+}
