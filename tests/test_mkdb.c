@@ -12,6 +12,7 @@
 
 #include "axibulk/cli.h"
 #include "axibulk/db.h"
+#include "axibulk/extract.h"
 #include "numerics/fullspace.h"
 #include "axibulk/mkdb.h"
 #include "axibulk/sem.h"
@@ -197,7 +198,8 @@ static void check_values_displ(check_ctx *T, axb_db *db, const axb_db_info *in, 
     free(phys);
 }
 
-static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in, double vp, double vs, double rho)
+static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in, double vp, double vs, double rho,
+                                double r_src)
 {
     const axb_mesh *m = axb_db_get_mesh(db);
     const int nv = axb_db_point_vars(db);
@@ -218,8 +220,8 @@ static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in,
         int run = 0;
         for (int sim = 0; sim < AXB_NSIM; sim++) {
             if (!in->has_sim[sim]) continue;
-            axb_fs_sim_strain(&med, &stf, (axb_sim)sim, in->planet_radius, (double)(float)in->amplitude, m->s[p],
-                              m->z[p], nt, in->dt, phys);
+            axb_fs_sim_strain(&med, &stf, (axb_sim)sim, r_src, (double)(float)in->amplitude, m->s[p], m->z[p], nt,
+                              in->dt, phys);
             const bool mono = in->excitation[sim] == AXB_EXC_MONOPOLE;
             for (int v = 0; v < 6; v++) {
                 if (mono && (v == 3 || v == 4)) continue;
@@ -234,6 +236,54 @@ static void check_values_strain(check_ctx *T, axb_db *db, const axb_db_info *in,
               (long long)checked);
     free(got);
     free(phys);
+}
+
+/* One pair extracted from @p dir (each rank alone). */
+static axb_status extract_one(const char *dir, double rec_depth, axb_error *err)
+{
+    axb_db *db = NULL;
+    axb_extract_plan *p = NULL;
+    axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
+    snprintf(o.components, sizeof o.components, "Z");
+    const axb_source src = {
+        .type = AXB_SRC_MOMENT, .lat = 10, .lon = 20, .depth = 50e3, .m = {1e18, 0, -1e18, 0, 0, 0}, .time_shift = NAN};
+    const axb_receiver rec = {.lat = 0, .lon = 0, .depth = rec_depth};
+    axb_status st = axb_db_open(MPI_COMM_SELF, dir, &db, err);
+    if (!st) st = axb_extract_plan_create(db, &o, &p, err);
+    double *out = NULL;
+    if (!st && !(out = malloc((size_t)axb_db_get_info(db)->ndumps * 4 * sizeof *out)))
+        st = axb_error_set(err, AXB_ERR_NOMEM, "trace");
+    if (!st) {
+        axb_pair_ref pr = {&src, &rec};
+        st = axb_extract_pairs(p, 1, &pr, out, err);
+    }
+    free(out);
+    axb_extract_plan_destroy(&p);
+    axb_db_close(&db);
+    return st;
+}
+
+/* A reciprocal database serves receivers at its own depth only: extraction refuses others in one
+ * line instead of handing out the seismogram of a receiver elsewhere. */
+static void check_receiver_depths(check_ctx *T, const char *root)
+{
+    char deep[700], surf[700];
+    snprintf(deep, sizeof deep, "%s/recdeep", root);
+    snprintf(surf, sizeof surf, "%s/rec", root);
+    axb_error err = AXB_ERROR_INIT;
+    CHECK_MSG(T, extract_one(deep, 100e3, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, extract_one(deep, 100e3 + 0.9, &err) == AXB_OK, "%s", err.msg);
+    CHECK(T, extract_one(deep, NAN, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(T, err.msg,
+                   "the reciprocal database's receiver is at 100.0 km depth; this receiver is at 0.0 km "
+                   "(no depth given: the surface)");
+    CHECK(T, !strchr(err.msg, '\n'));
+    CHECK(T, extract_one(deep, 90e3, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(T, err.msg, "this receiver is at 90.0 km (its depth)");
+    CHECK_MSG(T, extract_one(surf, NAN, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, extract_one(surf, 0.5, &err) == AXB_OK, "%s", err.msg);
+    CHECK(T, extract_one(surf, 2.0, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(T, err.msg, "the reciprocal database's receiver is at 0.0 km depth");
 }
 
 static void check_info(check_ctx *T, axb_db *db, const axb_db_info *in, axb_db_kind kind, axb_dump_type dump,
@@ -307,9 +357,16 @@ int main(int argc, char **argv)
         double r_src;
     } cases[] = {
         {"rec", "", AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 54, 1085, 6371e3},
-        {"fwd", "--kind forward --source-depth-km 50 --element-km 200", AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 102 * 2,
-         (102 * 4 + 1) * (2 * 4 + 1), 6321e3},
+        /* a layer boundary at the source: 6000..6321 km in 2 layers, 6321..6371 km in 1 */
+        {"fwd", "--kind forward --source-depth-km 50 --element-km 200", AXB_DB_FORWARD, AXB_DUMP_DISPL_ONLY, 102 * 3,
+         (102 * 4 + 1) * (3 * 4 + 1), 6321e3},
         {"strain", "--dump strain_only", AXB_DB_RECIPROCAL, AXB_DUMP_STRAIN_ONLY, 54, 54 * 9, 6371e3},
+        /* the receiver buried at 100 km: forces at 6271 km, a layer boundary there (6000..6271 km
+         * in 2 layers, 6271..6371 km in 1) */
+        {"recdeep", "--source-depth-km 100 --element-km 200", AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 102 * 3,
+         (102 * 4 + 1) * (3 * 4 + 1), 6271e3},
+        {"straindeep", "--dump strain_only --source-depth-km 100 --element-km 200", AXB_DB_RECIPROCAL,
+         AXB_DUMP_STRAIN_ONLY, 102 * 3, 102 * 3 * 9, 6271e3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         snprintf(line, sizeof line, "mkdb -o %s/%s %s %s", root, cases[c].name, common, cases[c].extra);
@@ -326,12 +383,13 @@ int main(int argc, char **argv)
         if (st) continue;
         const axb_db_info *in = axb_db_get_info(db);
         check_info(&T, db, in, cases[c].kind, cases[c].dump, cases[c].nelem, cases[c].npoints, 6000);
-        if (cases[c].kind == AXB_DB_FORWARD) CHECK_CLOSE(&T, in->source_depth, 50e3, 1e-3);
+        /* 'source depth in km' records where the forces or moment tensors are, both kinds */
+        CHECK_CLOSE(&T, in->source_depth, 6371e3 - cases[c].r_src, 1e-3);
         if (cases[c].dump == AXB_DUMP_DISPL_ONLY) {
             check_mesh(&T, db, in);
             check_values_displ(&T, db, in, 10000, 5770, 3300, cases[c].r_src);
         } else {
-            check_values_strain(&T, db, in, 10000, 5770, 3300);
+            check_values_strain(&T, db, in, 10000, 5770, 3300, cases[c].r_src);
         }
         if (T.rank == 0)
             for (int k = 0; k < in->nfiles; k++) {
@@ -348,6 +406,8 @@ int main(int argc, char **argv)
             CHECK_CONTAINS(&T, out, want);
         }
     }
+
+    check_receiver_depths(&T, root);
 
     /* the same options give the same bytes */
     snprintf(line, sizeof line, "mkdb -o %s/again %s", root, common);
@@ -371,7 +431,8 @@ int main(int argc, char **argv)
         "--period 100 --length 100 --rmin-km 6000",
         "--period 100 --length 1800 --rmin-km 6000 --layout merged --dump strain_only",
         "--period 100 --length 1800 --rmin-km 6000 --kind forward --dump strain_only",
-        "--period 100 --length 1800 --rmin-km 6000 --source-depth-km 10",
+        "--period 100 --length 1800 --rmin-km 6000 --source-depth-km 6371",
+        "--period 100 --length 1800 --rmin-km 6000 --source-depth-km -1",
         "--period 100 --length 1800 --rmin-km 6000 --kind sideways",
         "--period 100 --length 1800",
     };

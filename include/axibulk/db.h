@@ -159,6 +159,24 @@ AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats);
 
+/**
+ * The radius (m) at which the solver really put the database's point source: forward databases
+ * their moment tensors, reciprocal databases their PX/PZ forces (the receiver). AxiSEM moves a
+ * point source to the GLL point on the northern axis (s = 0, z > 0) whose z is nearest to
+ * R − depth, and writes the depth it was asked for into 'source depth in km' (SOLVER/source.f90,
+ * subroutine find_srcloc; SOLVER/parameters.F90); this applies the same rule to the axial points
+ * stored in the file and info.source_depth. A point within one float32 step of R − depth (the
+ * precision of the stored coordinates) counts as R − depth itself, so databases whose mesh has a
+ * point at the asked depth, such as every mkdb database, return exactly R − depth. Among two
+ * points equally far, the shallower one (the file does not keep the solver's element order).
+ * Not collective (the mesh is on every rank). AXB_ERR_UNSUPPORTED when no axial point is stored
+ * (strain_only files store element interiors only); AXB_ERR_RANGE when R − depth lies beyond the
+ * stored axial points (the solver's point might be one the file does not hold). Example: the
+ * 100 s PREM forward database asks for 12 km, its axial points near the surface are at 0 and
+ * 37.99 km depth, so the source was at the surface (6371 km).
+ */
+AXB_NODISCARD axb_status axb_db_source_radius(const axb_db *db, double *r_used, axb_error *err);
+
 /** Memory for stored chunks kept between independent (bulk) reads of an original-layout
  *  database, shared by its variables (default 64 MB). A point serves up to four elements, so
  *  reading elements slab by slab wants many chunks again: on a 5 GB database in 128 MB slabs, 0

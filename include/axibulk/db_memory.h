@@ -18,7 +18,8 @@
  * 6371 km), the first column on the axis (GLJ points in ξ), AXB_DB_MEMORY_NDUMPS samples every
  * 1 s, dominant period 10 s, STF "errorf" shifted by 5 s, amplitude 1e20, displ_only, read like
  * the merged layout (one read per request) but reported as info.layout AXB_LAYOUT_MEMORY; no
- * files; axb_db_layout_name gives "memory"). Element reads return (float) axb_db_memory_value at each GLL point's stored (s, z).
+ * files; axb_db_layout_name gives "memory"), a homogeneous isotropic background model (vp
+ * 8000 m/s, vs 4000 m/s, rho 3300 kg/m³, mu = rho·vs² at every point; xi, phi, eta NULL). Element reads return (float) axb_db_memory_value at each GLL point's stored (s, z).
  */
 #ifndef AXIBULK_DB_MEMORY_H
 #define AXIBULK_DB_MEMORY_H

@@ -36,14 +36,15 @@ extern "C" {
 /** Options of `axibulk mkdb`. Lengths in km where the name says so, else SI (m/s, kg/m^3, s). */
 typedef struct axb_mkdb_opts {
     const char *dir;              /**< output database folder */
-    axb_db_kind kind;             /**< reciprocal: PX + PZ at the surface; forward: 4 MT runs */
+    axb_db_kind kind;             /**< reciprocal: PX + PZ forces (the receiver); forward: 4 MT runs */
     axb_dump_type dump;           /**< displ_only or strain_only (reciprocal only) */
     axb_layout layout;            /**< original only for now */
     double period;                /**< dominant period: resolution and STF width */
     double length;                /**< record length (the last sample is at >= length) */
     double rmin_km;               /**< inner radius of the stored shell, > 0 */
     double radius_km;             /**< planet radius R (outer radius), default 6371 */
-    double source_depth_km;       /**< forward: depth of the source below R */
+    double source_depth_km;       /**< depth below R of the forces (reciprocal: where the receiver
+                                       is) or of the moment tensors (forward); default 0 */
     double vp, vs, rho;           /**< homogeneous medium */
     double points_per_wavelength; /**< GLL points per shear wavelength at the surface (default 6) */
     double element_km;            /**< element size given directly (0: from the period) */
@@ -58,12 +59,14 @@ typedef struct axb_mkdb_opts {
 typedef struct axb_mkdb_plan {
     int npol;
     int ntheta, nrad; /**< elements along colatitude (0..180 deg) and radius */
+    int nrad_below;   /**< layers below r_src when r_min < r_src < r_max (a layer boundary lies at
+                           r_src), else 0: the layers are then equal across the shell */
     int64_t nelem;
     int64_t npoints; /**< stored points per file */
     int64_t nt;      /**< samples */
     double dt;
     double r_min, r_max; /**< metres */
-    double r_src;        /**< source radius (metres) */
+    double r_src;        /**< source radius (metres): R − the float32 depth, both kinds */
     double src_shift;    /**< STF peak time, a whole number of samples */
     int src_shift_samples;
     double stf_sigma; /**< STF width parameter from the physics */

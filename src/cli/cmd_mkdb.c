@@ -12,9 +12,12 @@ static const char mkdb_help[] =
     "                    [--dump displ_only|strain_only] [--layout original|merged] [--force]\n"
     "\n"
     "Generates an AxiSEM-format wavefield database whose wavefield is the analytic solution in a\n"
-    "homogeneous full space. Reciprocal: a vertical (PZ) and a horizontal (PX) force at the\n"
-    "surface pole; forward: the four elementary moment tensors (MZZ, MXX_P_MYY, MXZ_MYZ,\n"
-    "MXY_MXX_M_MYY) at --source-depth-km. The mesh is the shell rmin..R (R = --radius-km) of\n"
+    "homogeneous full space. Reciprocal: a vertical (PZ) and a horizontal (PX) force on the\n"
+    "pole at --source-depth-km (the receiver's depth; default the surface); forward: the four\n"
+    "elementary moment tensors (MZZ, MXX_P_MYY, MXZ_MYZ, MXY_MXX_M_MYY) at --source-depth-km.\n"
+    "A layer of element corners lies at that depth, so the database has a point on the axis\n"
+    "exactly there (where AxiSEM would have put the source, docs/mkdb.md). The mesh is the shell rmin..R (R = "
+    "--radius-km) of\n"
     "spheroidal npol-4 elements; --period sets the element size and the STF width, --length the\n"
     "record length. Files open unchanged in Instaseis and netCDF tools. Run under MPI: ranks\n"
     "share the GLL points. Written to DIR.partial and renamed to DIR when complete. --layout\n"
@@ -46,7 +49,8 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
         {"length", 0, AXB_OPT_DOUBLE, &o.length, "S", "record length"},
         {"rmin-km", 0, AXB_OPT_DOUBLE, &o.rmin_km, "KM", "inner radius of the stored shell (> 0)"},
         {"radius-km", 0, AXB_OPT_DOUBLE, &o.radius_km, "KM", "planet radius R (default 6371)"},
-        {"source-depth-km", 0, AXB_OPT_DOUBLE, &depth, "KM", "forward: source depth (default 0)"},
+        {"source-depth-km", 0, AXB_OPT_DOUBLE, &depth, "KM",
+         "depth of the forces (reciprocal: the receiver) or of the moment tensors (forward; default 0)"},
         {"vp", 0, AXB_OPT_DOUBLE, &o.vp, "M/S", "P velocity (default 10000)"},
         {"vs", 0, AXB_OPT_DOUBLE, &o.vs, "M/S", "S velocity (default 5770)"},
         {"rho", 0, AXB_OPT_DOUBLE, &o.rho, "KG/M3", "density (default 3300)"},
@@ -85,8 +89,6 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
     AXB_CHECK(err, isfinite(o.period), AXB_ERR_ARG, "missing --period S");
     AXB_CHECK(err, isfinite(o.length), AXB_ERR_ARG, "missing --length S");
     AXB_CHECK(err, isfinite(o.rmin_km), AXB_ERR_ARG, "missing --rmin-km KM");
-    AXB_CHECK(err, isnan(depth) || o.kind == AXB_DB_FORWARD, AXB_ERR_ARG,
-              "--source-depth-km is for --kind forward (reciprocal sources are anywhere)");
     if (!isnan(depth)) o.source_depth_km = depth;
     AXB_CHECK(err, memory_mb >= 1 && memory_mb < 1e9, AXB_ERR_ARG, "--memory-mb %g: must be >= 1", memory_mb);
     o.memory_bytes = (int64_t)(memory_mb * 1048576.0);

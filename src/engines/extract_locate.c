@@ -35,6 +35,22 @@ static axb_status check_position(double lat, double lon, const char *what, axb_e
     return AXB_OK;
 }
 
+/* A reciprocal database holds the wavefield of forces at one point on its pole, at the depth its
+ * header names ('source depth in km'; 0 for AxiSEM's usual surface receivers): seismograms from it
+ * belong to a receiver at that depth and nowhere else. A receiver without a depth is at the
+ * surface. Instaseis ignores the receiver's depth here; silently handing out the seismogram of a
+ * receiver at another depth would be wrong, so the pair is refused unless the depths agree within
+ * a metre (the float32 header holds the depth to a few centimetres). */
+static axb_status check_receiver_depth(const axb_db_info *in, const axb_receiver *rec, axb_error *err)
+{
+    const double want = isnan(rec->depth) ? 0.0 : rec->depth;
+    AXB_CHECK(err, fabs(want - in->source_depth) <= 1.0, AXB_ERR_UNSUPPORTED,
+              "the reciprocal database's receiver is at %.1f km depth; this receiver is at %.1f km (%s): a "
+              "reciprocal database serves receivers at its own depth only",
+              in->source_depth / 1e3, want / 1e3, isnan(rec->depth) ? "no depth given: the surface" : "its depth");
+    return AXB_OK;
+}
+
 static const double TOLERANCES[] = {1e-3, 1e-2, 5e-2, 8e-2};
 
 axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err)
@@ -51,10 +67,11 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
     AXB_TRY(check_position(src->lat, src->lon, "source", err));
     AXB_TRY(check_position(rec->lat, rec->lon, "receiver", err));
     const bool recip = in->kind == AXB_DB_RECIPROCAL;
-    /* Reciprocal databases put the receiver at the pole (at the surface) and the source in the
+    /* Reciprocal databases put the receiver at the pole (at their depth) and the source in the
      * mesh; forward databases the reverse (their source depth is fixed). */
     double alat, alon, adepth, blat, blon;
     if (recip) {
+        AXB_TRY(check_receiver_depth(in, rec, err));
         AXB_TRY(check_radius(in, src->depth, "source", err));
         alat = src->lat, alon = src->lon, adepth = src->depth, blat = rec->lat, blon = rec->lon;
     } else {

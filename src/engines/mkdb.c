@@ -70,9 +70,9 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
               "amplitude %g: must be a positive float32 number", o->amplitude);
     AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "memory per rank must be positive");
     AXB_CHECK(err, o->kind == AXB_DB_RECIPROCAL || o->kind == AXB_DB_FORWARD, AXB_ERR_ARG, "unknown kind");
-    if (o->kind == AXB_DB_FORWARD)
-        AXB_CHECK(err, isfinite(o->source_depth_km) && o->source_depth_km >= 0 && o->source_depth_km < o->radius_km,
-                  AXB_ERR_ARG, "--source-depth-km %g: must be in 0..%g", o->source_depth_km, o->radius_km);
+    /* reciprocal databases too: their forces are the receiver, which may be buried */
+    AXB_CHECK(err, isfinite(o->source_depth_km) && o->source_depth_km >= 0 && o->source_depth_km < o->radius_km,
+              AXB_ERR_ARG, "--source-depth-km %g: must be in 0..%g", o->source_depth_km, o->radius_km);
     AXB_CHECK(err, o->dump == AXB_DUMP_DISPL_ONLY || o->dump == AXB_DUMP_STRAIN_ONLY, AXB_ERR_ARG,
               "--dump: only displ_only and strain_only can be written");
     AXB_CHECK(err, !(o->kind == AXB_DB_FORWARD && o->dump == AXB_DUMP_STRAIN_ONLY), AXB_ERR_UNSUPPORTED,
@@ -85,18 +85,32 @@ static axb_status validate(const axb_mkdb_opts *o, axb_error *err)
     return AXB_OK;
 }
 
-/* The element grid: edge length from the resolution, elements along colatitude and radius. */
+/* Layers of element size @p h or less across @p thickness metres (at least one). */
+static double layers(double thickness, double h)
+{
+    const double n = ceil(thickness / h - 1e-9);
+    return n < 1 ? 1 : n;
+}
+
+/* The element grid: edge length from the resolution, elements along colatitude and radius. A
+ * source inside the shell gets a layer boundary at its radius: then the axis has a stored point
+ * exactly at the source, which is where AxiSEM, moving the source to the nearest axial point,
+ * would have put it (axb_db_source_radius finds the file's depth again). */
 static axb_status plan_grid(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error *err)
 {
     /* element edge: points_per_wavelength GLL points (npol intervals per element) per shear
      * wavelength, so h = npol * vs * period / points_per_wavelength */
     const double h = o->element_km > 0 ? o->element_km * 1e3 : p->npol * o->vs * o->period / o->points_per_wavelength;
-    const double nth = ceil(PI * p->r_max / h - 1e-9), nr = ceil((p->r_max - p->r_min) / h - 1e-9);
+    const bool split = p->r_src > p->r_min && p->r_src < p->r_max;
+    const double nth = ceil(PI * p->r_max / h - 1e-9);
+    const double below = split ? layers(p->r_src - p->r_min, h) : 0;
+    const double nr = split ? below + layers(p->r_max - p->r_src, h) : layers(p->r_max - p->r_min, h);
     AXB_CHECK(err, nth < 1e7 && nr < 1e7, AXB_ERR_RANGE, "element size %g km is far too small for this shell", h / 1e3);
     p->ntheta = (int)nth;
     if (p->ntheta < 2) p->ntheta = 2;
     p->ntheta += p->ntheta % 2; /* an element edge on the equator: each half keeps its axis at xi=-1 */
-    p->nrad = nr < 1 ? 1 : (int)nr;
+    p->nrad = (int)nr;
+    p->nrad_below = (int)below;
     p->nelem = (int64_t)p->ntheta * p->nrad;
     const int64_t ncol = (int64_t)p->ntheta * p->npol + 1, nrow = (int64_t)p->nrad * p->npol + 1;
     p->npoints = o->dump == AXB_DUMP_DISPL_ONLY ? ncol * nrow : p->nelem * (p->npol - 1) * (p->npol - 1);
@@ -124,8 +138,6 @@ static axb_status plan_time(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_error 
     AXB_CHECK(err, p->src_shift_samples < p->nt, AXB_ERR_ARG,
               "--length %g s is shorter than the source shift %g s of the STF", o->length, p->src_shift);
     p->amplitude = (float)o->amplitude;
-    /* the stored depth is float32: put the source exactly where the file says it is */
-    p->r_src = o->kind == AXB_DB_FORWARD ? p->r_max - (double)(float)o->source_depth_km * 1e3 : p->r_max;
     return AXB_OK;
 }
 
@@ -158,6 +170,9 @@ axb_status axb_mkdb_plan_make(const axb_mkdb_opts *o, axb_mkdb_plan *p, axb_erro
     p->npol = AXB_MKDB_NPOL;
     p->r_max = o->radius_km * 1e3;
     p->r_min = o->rmin_km * 1e3;
+    /* the stored depth is float32: put the source (reciprocal: the forces, i.e. the receiver)
+     * exactly where the file says it is */
+    p->r_src = p->r_max - (double)(float)o->source_depth_km * 1e3;
     AXB_TRY(plan_grid(o, p, err));
     AXB_TRY(plan_time(o, p, err));
     plan_runs(o, p);

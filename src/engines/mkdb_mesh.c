@@ -120,10 +120,11 @@ void axb_mkdb_mesh_free(axb_mkdb_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Geometry of one element column/layer, shared by both storage kinds. */
+/* Geometry of one element column/layer, shared by both storage kinds. Layers 0..nbelow-1 span
+ * rmin..rsplit, the others rsplit..rmax (nbelow 0: one span rmin..rmax). */
 typedef struct grid {
-    int npol, ntheta, nrad;
-    double dtheta, dr, rmin, rmax;
+    int npol, ntheta, nrad, nbelow;
+    double dtheta, rmin, rsplit, rmax;
 } grid;
 
 /* Colatitude of ξ-node i of column k and its global column index; ξ runs away from the nearer
@@ -148,7 +149,12 @@ static double layer_node(const grid *g, const double *gll, int l, int j)
 {
     if (l == g->nrad - 1 && j == g->npol) return g->rmax;
     if (l == 0 && j == 0) return g->rmin;
-    return g->rmin + (l + (1 + gll[j]) / 2) * g->dr;
+    /* the split radius exactly, from both layers that share it */
+    if (g->nbelow > 0 && ((l == g->nbelow - 1 && j == g->npol) || (l == g->nbelow && j == 0))) return g->rsplit;
+    const bool low = l < g->nbelow;
+    const double r0 = low ? g->rmin : g->nbelow > 0 ? g->rsplit : g->rmin, r1 = low ? g->rsplit : g->rmax;
+    const int n = low ? g->nbelow : g->nrad - g->nbelow, k = low ? l : l - g->nbelow;
+    return r0 + (k + (1 + gll[j]) / 2) * ((r1 - r0) / n);
 }
 
 static void place(const grid *g, double theta, int64_t a, double r, double *s, double *z)
@@ -280,8 +286,14 @@ axb_status axb_mkdb_mesh_build(const axb_mkdb_plan *plan, bool with_elements, ax
     const int N = plan->npol;
     m->npol = N;
     AXB_TRY(axb_mkdb_basis(N, m->gll, m->glj, m->G1, m->G2, err));
-    const grid g = {N,           plan->ntheta, plan->nrad, PI / plan->ntheta, (plan->r_max - plan->r_min) / plan->nrad,
-                    plan->r_min, plan->r_max};
+    const grid g = {.npol = N,
+                    .ntheta = plan->ntheta,
+                    .nrad = plan->nrad,
+                    .nbelow = plan->nrad_below,
+                    .dtheta = PI / plan->ntheta,
+                    .rmin = plan->r_min,
+                    .rsplit = plan->r_src,
+                    .rmax = plan->r_max};
     const int64_t ne = (int64_t)g.ntheta * g.nrad;
     const int64_t ncol = (int64_t)g.ntheta * N + 1, nrow = (int64_t)g.nrad * N + 1;
     const int64_t npt = with_elements ? ncol * nrow : ne * (N - 1) * (N - 1);

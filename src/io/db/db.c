@@ -61,15 +61,22 @@ static axb_status bcast_bytes(void *buf, int64_t nbytes, MPI_Comm comm, axb_erro
 }
 
 /* Rank 0 read the metadata; every other rank allocates its own arrays of the broadcast sizes.
- * The broadcast struct carried rank 0's pointers, which mean nothing here. */
-static void forget_pointers(axb_mesh *m)
+ * The broadcast struct carried rank 0's pointers, which mean nothing here, except that a NULL
+ * model array is absent on rank 0 too (@p has_model records which are not). */
+static void forget_pointers(axb_mesh *m, bool has_model[AXB_MESH_NMODEL])
 {
     m->sem = m->fem = m->eltype = m->axis = NULL;
     m->mp_s = m->mp_z = NULL;
     m->s = m->z = m->mu = NULL;
+    float **model[AXB_MESH_NMODEL];
+    axb_mesh_model_slots(m, model);
+    for (int k = 0; k < AXB_MESH_NMODEL; k++) {
+        has_model[k] = *model[k] != NULL;
+        *model[k] = NULL;
+    }
 }
 
-static axb_status alloc_mesh_copy(axb_db *db, axb_error *err)
+static axb_status alloc_mesh_copy(axb_db *db, const bool has_model[AXB_MESH_NMODEL], axb_error *err)
 {
     axb_mesh *m = &db->mesh;
     const int64_t ne = m->nelem, npt = m->npoints, nt = db->info.ndumps;
@@ -77,6 +84,10 @@ static axb_status alloc_mesh_copy(axb_db *db, axb_error *err)
     bool ok = (m->s = malloc((size_t)npt * sizeof(float))) && (m->z = malloc((size_t)npt * sizeof(float))) &&
         (m->mu = malloc((size_t)npt * sizeof(float))) && (db->stf = malloc((size_t)nt * sizeof(double))) &&
         (db->stf_d = malloc((size_t)nt * sizeof(double)));
+    float **model[AXB_MESH_NMODEL];
+    axb_mesh_model_slots(m, model);
+    for (int k = 0; k < AXB_MESH_NMODEL && ok; k++)
+        if (has_model[k]) ok = (*model[k] = malloc((size_t)npt * sizeof(float))) != NULL;
     if (ok && m->has_elements)
         ok = (m->sem = malloc((size_t)(ne * per) * sizeof(int32_t))) &&
             (m->fem = malloc((size_t)(ne * 4) * sizeof(int32_t))) &&
@@ -94,8 +105,9 @@ static axb_status share_metadata(axb_db *db, axb_error *err)
                       "broadcast of the database description");
     if (!st) st = bcast_bytes(m, (int64_t)sizeof *m, db->comm, err);
     if (db->rank != 0) {
-        forget_pointers(m);
-        if (!st) st = alloc_mesh_copy(db, err);
+        bool has_model[AXB_MESH_NMODEL];
+        forget_pointers(m, has_model);
+        if (!st) st = alloc_mesh_copy(db, has_model, err);
     }
     /* a rank without memory must not leave the others inside the broadcasts below */
     AXB_TRY(axb_agree(db->comm, st, err));
@@ -104,6 +116,10 @@ static axb_status share_metadata(axb_db *db, axb_error *err)
     AXB_TRY(bcast_bytes(m->s, npt * 4, db->comm, err));
     AXB_TRY(bcast_bytes(m->z, npt * 4, db->comm, err));
     AXB_TRY(bcast_bytes(m->mu, npt * 4, db->comm, err));
+    float **model[AXB_MESH_NMODEL];
+    axb_mesh_model_slots(m, model);
+    for (int k = 0; k < AXB_MESH_NMODEL; k++)
+        if (*model[k]) AXB_TRY(bcast_bytes(*model[k], npt * 4, db->comm, err));
     AXB_TRY(bcast_bytes(db->stf, nt * 8, db->comm, err));
     AXB_TRY(bcast_bytes(db->stf_d, nt * 8, db->comm, err));
     if (m->has_elements) {

@@ -66,6 +66,16 @@ axb_status axb_db_check_consistent(hid_t fid, const axb_db_info *info, axb_error
 axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *mesh, axb_error *err);
 void axb_mesh_free(axb_mesh *mesh);
 
+/* The background model arrays of a mesh (vp, vs, rho, xi, phi, eta), each possibly NULL: one list
+ * for the reader, the broadcast and the free function. */
+#define AXB_MESH_NMODEL 6
+void axb_mesh_model_slots(axb_mesh *mesh, float **slots[AXB_MESH_NMODEL]);
+
+/* axb_db_source_radius on a mesh (db_source.c): the radius of the stored axial point AxiSEM
+ * moves a source asked for at @p depth below @p planet_radius to. */
+axb_status axb_mesh_source_radius(const axb_mesh *mesh, double planet_radius, double depth, double *r_used,
+                                  axb_error *err);
+
 /* Finds stf_dump/stf_d_dump in /Snapshots, / or /Surface (Instaseis' order) and reads them. */
 axb_status axb_db_read_stf(hid_t fid, int64_t ndumps, double **stf, double **stf_d, axb_error *err);
 

@@ -18,6 +18,10 @@
 #define RMIN 5371e3
 #define RMAX 6371e3
 #define SPEED 200e3
+/* the background model: homogeneous and isotropic (xi, phi, eta absent), mu = rho vs^2 */
+#define MODEL_VP 8000.0f
+#define MODEL_VS 4000.0f
+#define MODEL_RHO 3300.0f
 
 static const double pi = 3.14159265358979323846;
 
@@ -93,13 +97,17 @@ static axb_status build_mesh(axb_mesh *m, axb_error *err)
     m->s = malloc((size_t)m->npoints * sizeof *m->s);
     m->z = malloc((size_t)m->npoints * sizeof *m->z);
     m->mu = malloc((size_t)m->npoints * sizeof *m->mu);
+    m->vp = malloc((size_t)m->npoints * sizeof *m->vp);
+    m->vs = malloc((size_t)m->npoints * sizeof *m->vs);
+    m->rho = malloc((size_t)m->npoints * sizeof *m->rho);
     m->sem = malloc((size_t)m->nelem * np1 * np1 * sizeof *m->sem);
     m->fem = malloc((size_t)m->nelem * 4 * sizeof *m->fem);
     m->eltype = malloc((size_t)m->nelem * sizeof *m->eltype);
     m->axis = malloc((size_t)m->nelem * sizeof *m->axis);
     m->mp_s = malloc((size_t)m->nelem * sizeof *m->mp_s);
     m->mp_z = malloc((size_t)m->nelem * sizeof *m->mp_z);
-    if (!m->s || !m->z || !m->mu || !m->sem || !m->fem || !m->eltype || !m->axis || !m->mp_s || !m->mp_z)
+    if (!m->s || !m->z || !m->mu || !m->vp || !m->vs || !m->rho || !m->sem || !m->fem || !m->eltype || !m->axis ||
+        !m->mp_s || !m->mp_z)
         return axb_error_set(err, AXB_ERR_NOMEM, "memory database mesh");
     for (int b = 0; b < nb; b++) {
         const int l = b == nb - 1 ? NR - 1 : b / NPOL, j = b - l * NPOL;
@@ -111,7 +119,10 @@ static axb_status build_mesh(axb_mesh *m, axb_error *err)
             const int64_t p = (int64_t)b * na + a;
             m->s[p] = a == 0 ? 0.0f : (float)(r * sin(th));
             m->z[p] = (float)(r * cos(th));
-            m->mu[p] = 5.28e10f; /* rho 3300 kg/m^3, vs 4 km/s */
+            m->mu[p] = MODEL_RHO * MODEL_VS * MODEL_VS; /* 5.28e10 Pa */
+            m->vp[p] = MODEL_VP;
+            m->vs[p] = MODEL_VS;
+            m->rho[p] = MODEL_RHO;
         }
     }
     for (int k = 0; k < NT; k++)

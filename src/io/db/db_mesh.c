@@ -1,6 +1,7 @@
 /* The /Mesh group (reference notes §1.4). Indices are validated here once, so the engines can use
  * them without bounds checks in their hot loops. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,16 @@ void axb_mesh_free(axb_mesh *m)
     free(m->s);
     free(m->z);
     free(m->mu);
+    float **model[AXB_MESH_NMODEL];
+    axb_mesh_model_slots(m, model);
+    for (int k = 0; k < AXB_MESH_NMODEL; k++) free(*model[k]);
     memset(m, 0, sizeof *m);
+}
+
+void axb_mesh_model_slots(axb_mesh *m, float **slots[AXB_MESH_NMODEL])
+{
+    float **const all[AXB_MESH_NMODEL] = {&m->vp, &m->vs, &m->rho, &m->xi, &m->phi, &m->eta};
+    memcpy(slots, all, sizeof all);
 }
 
 static void *alloc_n(int64_t n, size_t size)
@@ -48,6 +58,58 @@ static axb_status check_finite_f(const float *x, int64_t n, const char *var, axb
     return AXB_OK;
 }
 
+/* The model variables in axb_mesh_model_slots order; the first three are the isotropic model. */
+static const char *const MODEL_VARS[AXB_MESH_NMODEL] = {AXB_NC_MESH_VP, AXB_NC_MESH_VS,  AXB_NC_MESH_RHO,
+                                                        AXB_NC_MESH_XI, AXB_NC_MESH_PHI, AXB_NC_MESH_ETA};
+
+/* A bad model value names the point by index and position, so it can be found in the mesher's
+ * output. vs may be 0 (fluid); vp and rho must be positive; the anisotropy ratios positive. */
+static axb_status check_model(const axb_mesh *m, int k, const float *x, axb_error *err)
+{
+    for (int64_t p = 0; p < m->npoints; p++) {
+        const bool ok = isfinite(x[p]) && (k == 1 ? x[p] >= 0 : k == 5 || x[p] > 0);
+        if (!ok)
+            return axb_error_set(err, AXB_ERR_FORMAT,
+                                 "variable 'Mesh/%s': %g at point %lld (s, z) = (%.3f, %.3f) km must be %s",
+                                 MODEL_VARS[k], (double)x[p], (long long)p, m->s[p] / 1e3, m->z[p] / 1e3,
+                                 k == 1       ? "finite and >= 0"
+                                     : k == 5 ? "finite"
+                                              : "finite and > 0");
+    }
+    return AXB_OK;
+}
+
+static bool all_one(const float *x, int64_t n)
+{
+    for (int64_t p = 0; p < n; p++)
+        if (x[p] != 1.0f) return false;
+    return true;
+}
+
+/* The background model: vp, vs, rho stay NULL when absent (files before the model was stored);
+ * xi, phi, eta also when every value is exactly 1, so users tell an isotropic model by a NULL. */
+static axb_status read_model(hid_t fid, axb_mesh *m, axb_error *err)
+{
+    float **slots[AXB_MESH_NMODEL];
+    axb_mesh_model_slots(m, slots);
+    hsize_t dp[1] = {(hsize_t)m->npoints};
+    for (int k = 0; k < AXB_MESH_NMODEL; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "/" AXB_NC_GRP_MESH "/%s", MODEL_VARS[k]);
+        if (!axb_h5_exists(fid, path)) continue;
+        float *x = alloc_n(m->npoints, sizeof(float));
+        if (!x) return axb_error_set(err, AXB_ERR_NOMEM, "model of %lld points", (long long)m->npoints);
+        *slots[k] = x; /* owned by the mesh from here on: axb_mesh_free releases it on failure */
+        AXB_TRY(axb_h5_read(fid, path, H5T_NATIVE_FLOAT, 1, dp, x, err));
+        AXB_TRY(check_model(m, k, x, err));
+        if (k >= 3 && all_one(x, m->npoints)) {
+            free(x);
+            *slots[k] = NULL;
+        }
+    }
+    return AXB_OK;
+}
+
 axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements, axb_mesh *m, axb_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -73,6 +135,7 @@ axb_status axb_mesh_read(hid_t fid, const axb_db_info *info, bool with_elements,
                  fail);
     AXB_TRY_GOTO(st, check_finite_f(m->s, npt, AXB_NC_MESH_S, err), fail);
     AXB_TRY_GOTO(st, check_finite_f(m->z, npt, AXB_NC_MESH_Z, err), fail);
+    AXB_TRY_GOTO(st, read_model(fid, m, err), fail);
 
     if (!with_elements) return AXB_OK;
     if (ne < 1) {

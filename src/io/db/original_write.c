@@ -15,8 +15,9 @@ static const char *const STRAIN_NAMES[6] = {AXB_NC_STRAIN_DSUS, AXB_NC_STRAIN_DS
 
 /* mesh_S, mesh_Z, then the model: vp, vs, rho, lambda, mu, xi, phi, eta */
 #define NMODEL 10
-static const char *const MODEL_NAMES[NMODEL] = {AXB_NC_MESH_S, AXB_NC_MESH_Z,  "mesh_vp", "mesh_vs",  "mesh_rho",
-                                                "mesh_lambda", AXB_NC_MESH_MU, "mesh_xi", "mesh_phi", "mesh_eta"};
+static const char *const MODEL_NAMES[NMODEL] = {AXB_NC_MESH_S,   AXB_NC_MESH_Z,      AXB_NC_MESH_VP, AXB_NC_MESH_VS,
+                                                AXB_NC_MESH_RHO, AXB_NC_MESH_LAMBDA, AXB_NC_MESH_MU, AXB_NC_MESH_XI,
+                                                AXB_NC_MESH_PHI, AXB_NC_MESH_ETA};
 
 typedef struct orig_impl {
     axb_original_def def;
