@@ -95,7 +95,10 @@ static void check_seismograms(check_ctx *T, const axb_kernel_job *job, const axb
     CHECK_MSG(T, npts == r->seis_npts, "extract gives %lld samples, the kernel run %lld", (long long)npts,
               (long long)r->seis_npts);
     double *out = malloc(5 * (size_t)npts * sizeof *out);
-    axb_pair_ref pr = {&job->event, job->receivers};
+    /* the event where the forward wavefield has it (AxiSEM moved it to a mesh point) */
+    axb_source ev = job->event;
+    ev.depth = r->source_depth;
+    axb_pair_ref pr = {&ev, job->receivers};
     st = axb_extract_pairs(p, 1, &pr, out, &err);
     CHECK_MSG(T, st == AXB_OK, "extract: %s", err.msg);
     for (int k = 0; !st && k < job->nkernels && npts == r->seis_npts; k++) {
@@ -156,6 +159,7 @@ int main(int argc, char **argv)
         dmax = fmax(dmax, fabs(a.value[q] - b.value[q]));
     }
     CHECK_MSG(&T, vmax > 0 && dmax <= 1e-9 * vmax, "original vs merged: %.3g of the largest value", dmax / vmax);
+    if (T.rank == 0) printf("source depth used: %.3f km (header 12 km)\n", a.source_depth / 1e3);
     if (T.rank == 0) {
         check_seismograms(&T, &job, &a);
         if (size > 1) {

@@ -227,7 +227,9 @@ static bool cell_converged(const axb_kplan *p, const kbatch *b, int c, int nbasi
 {
     const axb_kernel_job *j = p->job;
     if (b->n[c] >= j->max_points) return true;
-    const axb_mc_tolerance tol = {j->abs_error / p->vmesh, j->rel_error, j->min_points};
+    /* the whole mesh's error budget shared so that the cells' errors, added in quadrature, stay
+     * within abs_error: σ_c < abs_error·√(V_c/V_mesh), i.e. per unit volume abs_error/√(V_c·V_mesh) */
+    const axb_mc_tolerance tol = {j->abs_error / sqrt(b->vol[c] * p->vmesh), j->rel_error, j->min_points};
     for (int e = 0; e < nbasis; e++)
         for (int col = 0; col < p->ncol; col++) {
             if (b->masked[(int64_t)c * p->ncol + col]) continue;

@@ -47,7 +47,7 @@ axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want
     k->fl = (int64_t)k->np1 * k->np1 * k->nt;
     k->unit = (6 * k->nruns + (want_displ ? in->nvars : 0)) * k->fl;
     int64_t cap = cache_bytes / (k->unit * (int64_t)sizeof(float));
-    if (cap < min_elements) cap = min_elements;
+    if (cap < 2 * min_elements) cap = 2 * min_elements; /* axb_kdb_prepare needs twice a step */
     st = axb_elem_cache_init(&k->cache, cap * k->unit * (int64_t)sizeof(float), k->unit, err);
     if (!st) st = axb_kdtree_create(k->mesh->nelem, k->mesh->mp_s, k->mesh->mp_z, &k->tree, err);
     if (!st) {
@@ -57,7 +57,7 @@ axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want
         k->strain = alloc_n(6 * k->fl, sizeof(double));
         k->work = alloc_n(6 * k->fl, sizeof(double));
         k->derived = alloc_n(k->unit, sizeof(float));
-        k->want = alloc_n(k->cache.cap, sizeof(int64_t));
+        k->want = alloc_n(2 * k->cache.cap, sizeof(int64_t));
         if (!k->blocks || !k->u || !k->strain || !k->work || !k->derived || !k->want)
             st = axb_error_set(err, AXB_ERR_NOMEM, "%s: kernel field buffers", path);
     }
@@ -134,30 +134,48 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-axb_status axb_kdb_prepare(axb_kdb *k, int64_t n, const int64_t *elems, axb_error *err)
+/* Reads and derives the missing ones among the sorted distinct elements k->want[0..nw). */
+static axb_status fill_missing(axb_kdb *k, int64_t nw, int64_t *missing, int64_t *inserted, axb_error *err)
 {
-    /* the distinct missing elements, in file order */
-    int64_t nw = 0;
-    for (int64_t i = 0; i < n; i++) k->want[nw++] = elems[i];
-    qsort(k->want, (size_t)nw, sizeof *k->want, cmp_i64);
     int64_t nm = 0;
     for (int64_t i = 0; i < nw; i++)
-        if ((i == 0 || k->want[i] != k->want[i - 1]) && !axb_elem_cache_get(&k->cache, k->want[i]))
-            k->want[nm++] = k->want[i];
-    AXB_CHECK(err, nw <= k->cache.cap, AXB_ERR_INTERNAL, "kernel step needs %lld elements, the cache holds %lld",
-              (long long)nw, (long long)k->cache.cap);
+        if (!axb_elem_cache_get(&k->cache, k->want[i])) missing[nm++] = k->want[i];
     const int64_t bf = axb_db_block_floats(k->db);
     for (int64_t i0 = 0; i0 < nm; i0 += k->blocks_cap) {
         const int64_t cnt = nm - i0 < k->blocks_cap ? nm - i0 : k->blocks_cap;
-        AXB_TRY(axb_db_read_elements(k->db, cnt, k->want + i0, AXB_IO_INDEPENDENT, k->blocks, err));
+        AXB_TRY(axb_db_read_elements(k->db, cnt, missing + i0, AXB_IO_INDEPENDENT, k->blocks, err));
         k->read_calls++;
         k->elements_read += cnt;
         for (int64_t j = 0; j < cnt; j++) {
-            derive(k, k->want[i0 + j], k->blocks + j * bf);
-            axb_elem_cache_put(&k->cache, k->want[i0 + j], k->derived);
+            derive(k, missing[i0 + j], k->blocks + j * bf);
+            axb_elem_cache_put(&k->cache, missing[i0 + j], k->derived);
         }
     }
+    *inserted = nm;
     return AXB_OK;
+}
+
+axb_status axb_kdb_prepare(axb_kdb *k, int64_t n, const int64_t *elems, axb_error *err)
+{
+    /* the distinct elements, in file order */
+    int64_t nw = 0;
+    for (int64_t i = 0; i < n; i++) k->want[nw++] = elems[i];
+    qsort(k->want, (size_t)nw, sizeof *k->want, cmp_i64);
+    int64_t u = 0;
+    for (int64_t i = 0; i < nw; i++)
+        if (i == 0 || k->want[i] != k->want[i - 1]) k->want[u++] = k->want[i];
+    nw = u;
+    AXB_CHECK(err, 2 * nw <= k->cache.cap, AXB_ERR_INTERNAL, "kernel step needs %lld elements, the cache holds %lld",
+              (long long)nw, (long long)k->cache.cap);
+    int64_t *missing = k->want + nw;
+    /* FIFO eviction may drop an element this step still needs when others come in; repeat until
+     * all are present (the cache holds twice the step, so this ends) */
+    for (int64_t pass = 0; pass <= nw; pass++) {
+        int64_t inserted;
+        AXB_TRY(fill_missing(k, nw, missing, &inserted, err));
+        if (!inserted) return AXB_OK;
+    }
+    return axb_error_set(err, AXB_ERR_INTERNAL, "element cache does not settle");
 }
 
 void axb_k_local_rotation(const double Rb[3][3], double phi, const double x[3], double Q[3][3])

@@ -14,8 +14,6 @@
 #include "numerics/kdtree.h"
 #include "numerics/kernel_math.h"
 
-/* TEMPORARY until the db branch lands (declared in db.h there) */
-axb_status axb_db_source_radius(const axb_db *db, double *r_used, axb_error *err);
 
 /* Where a point falls in a database's mesh, in the frame whose pole is the database's source. */
 typedef struct axb_kloc {

@@ -289,7 +289,7 @@ static axb_status make_measurements(axb_kplan *p, axb_error *err)
         if (!st)
             st = axb_kernel_weights(p->nt, p->dt, p->nfft, u, Ts, Tk, n0, n1, d->misfit, seis, vel, m->G, err);
         if (st) {
-            axb_error_prefix(err, "kernel '%s': ", d->name);
+            axb_error_prefix(err, "kernel '%s'", d->name);
             break;
         }
         memcpy(m->seis, seis + p->ref, (size_t)p->npts * sizeof *seis);
