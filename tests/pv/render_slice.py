@@ -9,6 +9,9 @@ on 0, from -L to +L, L = the largest |value| on the slice unless --limit is give
 the sensitivity reads at a glance; a colour bar titled with the column (or --title). COLUMN is a
 kernel column ("P30_vp"), an error column ("P30_vp_error"), "points" or "volume"; cell or vertex
 values alike.
+
+Debian's ParaView renders through GLX only; without a display use
+    xvfb-run -a -s "-noreset -screen 0 1280x1024x24" pvpython render_slice.py ...
 """
 import argparse
 import math
