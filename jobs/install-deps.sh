@@ -5,7 +5,9 @@
 #   jobs/install-deps.sh            build and run dependencies
 #   jobs/install-deps.sh --tests    ... plus what the test suite uses (python3 for JSON checks,
 #                                   gnuplot for the benchmark suite's plots, clang-format for the
-#                                   style check)
+#                                   style check, python3-paraview's pvpython to read kernel files'
+#                                   XDMF as ParaView does, xvfb to render its pictures without a
+#                                   display)
 #
 # As root it uses apt-get directly, otherwise sudo if that works without a password. On a machine
 # without dpkg (a cluster with environment modules, say) it installs nothing and says so: load
@@ -17,7 +19,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
       libfftw3-dev libyaml-dev libxml2-dev)
-[ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox clang-format)
+[ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox clang-format python3-paraview xvfb xauth)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi
 if ! command -v dpkg-query >/dev/null 2>&1; then

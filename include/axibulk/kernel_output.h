@@ -52,9 +52,12 @@ typedef struct axb_kernel_result {
 
 /**
  * Writes @p res to @p h5path (as h5path.partial, renamed when complete) and the XDMF file
- * @p xdmfpath that refers to it by its file name (so the pair can be moved together). An existing
- * @p h5path is refused unless @p force. Serial: call on one rank. @p job supplies the attributes
- * (kernel definitions, receivers, event, options).
+ * @p xdmfpath that refers to it by its file name (so the pair can be moved together; it must be in
+ * the same folder, AXB_ERR_ARG otherwise). An existing @p h5path or @p xdmfpath is refused
+ * (AXB_ERR_IO, naming the file and --force) unless @p force; it stays until the new file replaces
+ * it. A leftover .partial is replaced; on failure no .partial is left. Kernel and column names
+ * must be distinct and free of '/', ':' and control characters. Serial: call on one rank.
+ * @p job supplies the attributes (kernel definitions, receivers, event, options).
  */
 AXB_NODISCARD axb_status axb_kernel_output_write(const char *h5path, const char *xdmfpath, const axb_kernel_job *job,
                                                  const axb_kernel_result *res, bool force, axb_error *err);
