@@ -374,6 +374,25 @@ static void test_refusals(check_ctx *T)
     refuse(T, "kernels:\n", "---\nkernels:\n", "only one YAML document");
 }
 
+/* The shipped example (inputs/kernel_prem100s.yaml) stays a valid job: found through this file's
+ * own path, skipped when the sources are not where they were compiled. */
+static void test_example(check_ctx *T)
+{
+    const char *tail = "tests/unit/test_kernel_job.c";
+    const size_t n = strlen(__FILE__), t = strlen(tail);
+    if (n < t || strcmp(__FILE__ + n - t, tail)) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%.*sinputs/kernel_prem100s.yaml", (int)(n - t), __FILE__);
+    if (access(path, R_OK) != 0) return;
+    axb_kernel_job job;
+    axb_error err = AXB_ERROR_INIT;
+    CHECK_MSG(T, axb_kernel_job_read(path, &job, &err) == AXB_OK, "%s", err.msg);
+    CHECK(T, job.nkernels == 3 && job.nreceivers == 2 && job.mesh.kind == AXB_KMESH_VOXELS);
+    CHECK_CLOSE(T, job.event.depth, 12000.0, 1e-9);
+    CHECK(T, strstr(job.fwd_db, "inputs/../../shared/data/axisem-prem-100s/100s_db_fwd") != NULL);
+    axb_kernel_job_free(&job);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -396,6 +415,7 @@ int main(void)
 
     test_good(&T);
     test_refusals(&T);
+    test_example(&T);
 
     CHECK_STR(&T, axb_kparam_name(AXB_KP_VP), "vp");
     CHECK_STR(&T, axb_kparam_name(AXB_KP_ETA), "eta");
