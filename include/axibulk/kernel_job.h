@@ -86,9 +86,9 @@ typedef enum axb_kernel_mesh_kind {
 
 typedef struct axb_kernel_mesh_spec {
     axb_kernel_mesh_kind kind;
-    axb_voxel_grid grid;          /**< VOXELS */
-    char path[AXB_PATH_MAX];      /**< ABAQUS, GMSH: the file; TET: the vertices file */
-    char facets[AXB_PATH_MAX];    /**< TET: the facets file */
+    axb_voxel_grid grid;       /**< VOXELS */
+    char path[AXB_PATH_MAX];   /**< ABAQUS, GMSH: the file; TET: the vertices file */
+    char facets[AXB_PATH_MAX]; /**< TET: the facets file */
 } axb_kernel_mesh_spec;
 
 /** A whole job. Lengths in m, times in s, angles in degrees. */
@@ -101,9 +101,9 @@ typedef struct axb_kernel_job {
     axb_kernel_def *kernels;
     int nkernels;
     axb_kernel_mesh_spec mesh;
-    bool per_vertex;           /**< values per vertex with linear hat functions (tetrahedra only)
+    bool per_vertex; /**< values per vertex with linear hat functions (tetrahedra only)
                                     instead of per cell */
-    bool absolute;             /**< kernels for δp instead of δp/p */
+    bool absolute;   /**< kernels for δp instead of δp/p */
     axb_kernel_stf stf;
     axb_kernel_points points;
     int points_per_step;       /**< points per cell per Monte Carlo step (default 8) */

@@ -35,12 +35,12 @@ typedef struct axb_mesh {
     int npol;
     int64_t nelem, npoints;
     bool has_elements;
-    int32_t *sem;                                       /**< [nelem][npol+1][npol+1] point indices (0-based) */
-    int32_t *fem;                                       /**< [nelem][4] corner point indices, counter-clockwise */
-    int32_t *eltype;                                    /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
-    int32_t *axis;                                      /**< [nelem] 1 if the element touches the symmetry axis */
-    double *mp_s, *mp_z;                                /**< [nelem] element mid points */
-    float *s, *z, *mu;                                  /**< [npoints] coordinates and shear modulus of stored points */
+    int32_t *sem;        /**< [nelem][npol+1][npol+1] point indices (0-based) */
+    int32_t *fem;        /**< [nelem][4] corner point indices, counter-clockwise */
+    int32_t *eltype;     /**< [nelem] 0 spheroidal, 1 linear, 2 semino, 3 semiso */
+    int32_t *axis;       /**< [nelem] 1 if the element touches the symmetry axis */
+    double *mp_s, *mp_z; /**< [nelem] element mid points */
+    float *s, *z, *mu;   /**< [npoints] coordinates and shear modulus of stored points */
     /** [npoints] the background model at the stored points (mesh_vp, mesh_vs, mesh_rho, mesh_xi,
      *  mesh_phi, mesh_eta: SI units; xi = (vsh/vsv)², phi = (vpv/vph)², eta = F/(A − 2L)).
      *  vp, vs, rho are NULL only if the file lacks them; xi, phi, eta are NULL when absent or
