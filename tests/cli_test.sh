@@ -48,6 +48,13 @@ expect_error "--write-mode direct needs contiguous storage" repack "$TMP/nodb" "
 expect_error "write mode 'sometimes'"      extract --db "$TMP/nodb" --pairs x -o y --write-mode sometimes
 expect_error "missing the database folder" info
 
+# --- kernel: help and bad jobs (the reader's every refusal is in test_kernel_job) ---
+expect_ok kernel --help;     out_has "usage: axibulk kernel"; out_has "\-\-job"; out_has "docs/kernels.md"
+expect_error "missing --job" kernel
+expect_error "No such file or directory" kernel --job "$TMP/no-such-job.yaml"
+printf 'forward-db: fwd\ncolour: blue\n' >"$TMP/badkernel.yaml"
+expect_error "badkernel.yaml:2: unknown key 'colour' in the job" kernel --job "$TMP/badkernel.yaml"
+
 # --- synthetic databases (no shared data needed) ---
 for kind in bwd pz fwd merged merged-fwd contiguous strain transposed; do
     "$MKF" "$TMP/db-$kind" "$kind" || bad "mkfixture $kind"

@@ -21,6 +21,7 @@ static const axb_cmd commands[] = {
     {"info", "describe a wavefield database (kind, mesh, sampling, STF, sizes)", axb_cmd_info},
     {"extract", "seismograms for source-receiver pairs, catalogues or finite faults", axb_cmd_extract},
     {"repack", "convert a database to the merged layout (one read per element)", axb_cmd_repack},
+    {"kernel", "Born sensitivity kernels on an inversion mesh (a YAML job)", axb_cmd_kernel},
     {"mkdb", "generate an AxiSEM-format database from the analytic full-space solution", axb_cmd_mkdb},
     {NULL, NULL, NULL},
 };
@@ -30,7 +31,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: axibulk [--version] [--help] COMMAND [ARGS...]\n"
             "\n"
-            "Bulk seismograms from AxiSEM wavefield databases (sensitivity kernels: planned).\n"
+            "Bulk seismograms and Born sensitivity kernels from AxiSEM wavefield databases.\n"
             "Run under MPI (mpirun -np N axibulk ..., or srun) to share the work between ranks.\n"
             "\n"
             "commands:\n");

@@ -42,6 +42,7 @@ typedef axb_status (*axb_cmd_fn)(const axb_cmd_env *env, int argc, char **argv, 
 axb_status axb_cmd_info(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
+axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 
 #endif
