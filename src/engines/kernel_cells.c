@@ -28,6 +28,7 @@ typedef struct kbatch {
     int ncell;
     int64_t cell[CELLS_PER_BATCH_MAX];
     bool done[CELLS_PER_BATCH_MAX];
+    bool endpoint[CELLS_PER_BATCH_MAX]; /* holds the source or a receiver (not masked) */
     int64_t n[CELLS_PER_BATCH_MAX];
     double vol[CELLS_PER_BATCH_MAX];
     axb_mc_estimate *est;  /* [cell][basis][col] */
@@ -209,24 +210,32 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
     return AXB_OK;
 }
 
-/* Marks the columns a cell must not integrate: its kernels' receiver or the source inside it. */
+/* Marks the columns a cell must not integrate (its kernels' receiver or the source inside it,
+ * when masking) and whether it holds an end point at all: there the fields are nearly singular
+ * and the integrand's variance large, so such cells get AXB_KERNEL_ENDPOINT_FACTOR times the
+ * points. */
 static void set_masks(const axb_kplan *p, kbatch *b, int c)
 {
     bool *mk = b->masked + (int64_t)c * p->ncol;
     memset(mk, 0, (size_t)p->ncol * sizeof *mk);
-    if (!p->job->mask_source_receiver) return;
     const bool src = axb_invmesh_contains(&p->mesh, b->cell[c], p->src_xyz);
+    bool any = src;
     for (int col = 0; col < p->ncol; col++) {
         const int64_t r = p->job->kernels[p->col[col].kernel].receiver;
-        mk[col] = src || axb_invmesh_contains(&p->mesh, b->cell[c], p->rec_xyz[r]);
+        const bool hit = src || axb_invmesh_contains(&p->mesh, b->cell[c], p->rec_xyz[r]);
+        any = any || hit;
+        mk[col] = p->job->mask_source_receiver && hit;
     }
+    bool all_masked = true;
+    for (int col = 0; col < p->ncol; col++) all_masked = all_masked && mk[col];
+    b->endpoint[c] = any && !all_masked;
 }
 
 /* Converged when every unmasked estimate of the cell meets the tolerances. */
 static bool cell_converged(const axb_kplan *p, const kbatch *b, int c, int nbasis)
 {
     const axb_kernel_job *j = p->job;
-    if (b->n[c] >= j->max_points) return true;
+    if (b->n[c] >= (b->endpoint[c] ? AXB_KERNEL_ENDPOINT_FACTOR : 1) * j->max_points) return true;
     /* the whole mesh's error budget shared so that the cells' errors, added in quadrature, stay
      * within abs_error: σ_c < abs_error·√(V_c/V_mesh), i.e. per unit volume abs_error/√(V_c·V_mesh) */
     const axb_mc_tolerance tol = {j->abs_error / sqrt(b->vol[c] * p->vmesh), j->rel_error, j->min_points};

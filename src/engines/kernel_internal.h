@@ -119,6 +119,9 @@ typedef struct axb_kplan {
 axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *progress, axb_kplan *p, axb_error *err);
 void axb_kplan_free(axb_kplan *p);
 
+/* Point budget of cells that hold the source or a receiver, relative to max_points. */
+#define AXB_KERNEL_ENDPOINT_FACTOR 32
+
 /* Per-cell results of this rank: value/error [ncell][nbasis][ncol], points [ncell]. Cells not
  * computed here stay 0. */
 typedef struct axb_kcells {

@@ -14,7 +14,7 @@
 
 /* Per-database cache budget and the cells of one integration step (kernel_cells.c). */
 #define CACHE_BYTES ((int64_t)256 << 20)
-#define CELLS_PER_BATCH 32
+#define CELLS_PER_BATCH 8
 
 static axb_status check_pair(const axb_kplan *p, axb_error *err)
 {

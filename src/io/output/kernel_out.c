@@ -21,10 +21,6 @@
 #define KOUT_FORMAT_VERSION "1.0"
 #define KOUT_NAME_MAX 128 /* a column name (95 characters) with "_error" or "_velocity" */
 
-/* The parameters' names as the job file spells them. Kept here rather than calling
- * axb_kparam_name so the writer does not depend on the job reader's translation unit. */
-static const char *const kparam_names[AXB_KP_COUNT] = {"vp",  "vs",  "rho", "lambda", "mu",
-                                                       "vph", "vpv", "vsh", "vsv",    "eta"};
 
 static bool path_exists(const char *p)
 {
@@ -248,7 +244,7 @@ static axb_status column_attrs(hid_t d, const axb_kernel_job *job, const axb_ker
     const axb_kernel_column *col = &res->columns[c];
     const axb_kernel_def *k = &job->kernels[col->kernel];
     AXB_TRY(axb_h5out_attr_str(d, "kernel", k->name, err));
-    AXB_TRY(axb_h5out_attr_str(d, "parameter", kparam_names[col->param], err));
+    AXB_TRY(axb_h5out_attr_str(d, "parameter", axb_kparam_name(col->param), err));
     AXB_TRY(axb_h5out_attr_str(d, "units", kernel_units(k->misfit, col->param, job->absolute), err));
     AXB_TRY(axb_h5out_attr_str(d, "misfit", misfit_name(k->misfit), err));
     AXB_TRY(axb_h5out_attr_int64(d, "relative", !job->absolute, err));
