@@ -65,8 +65,15 @@ static void make_job(axb_kernel_job *job, axb_receiver *rec, axb_kernel_def *k, 
     job->kernels = k;
     job->nkernels = 10;
     job->mesh.kind = AXB_KMESH_VOXELS;
-    job->mesh.grid = (axb_voxel_grid){.lat_min = -4, .lat_max = 19, .lon_min = -4, .lon_max = 16, .depth_min_km = 20,
-                                      .depth_max_km = 340, .nlat = 5, .nlon = 4, .ndepth = 3};
+    job->mesh.grid = (axb_voxel_grid){.lat_min = -4,
+                                      .lat_max = 19,
+                                      .lon_min = -4,
+                                      .lon_max = 16,
+                                      .depth_min_km = 20,
+                                      .depth_max_km = 340,
+                                      .nlat = 5,
+                                      .nlon = 4,
+                                      .ndepth = 3};
     job->points_per_step = 8;
     job->min_points = job->max_points = points;
 }

@@ -192,7 +192,8 @@ int main(int argc, char **argv)
     double worst_f = 0, worst_b = 0;
     for (int k = 0; k < 12; k++) {
         /* points between the source and the receiver, off the great circle, at any depth */
-        const double a = (double)rand() / RAND_MAX, lat = SRC_LAT + a * (REC_LAT - SRC_LAT) + 6 * ((double)rand() / RAND_MAX - 0.5);
+        const double a = (double)rand() / RAND_MAX,
+                     lat = SRC_LAT + a * (REC_LAT - SRC_LAT) + 6 * ((double)rand() / RAND_MAX - 0.5);
         const double lon = SRC_LON + a * (REC_LON - SRC_LON) + 6 * ((double)rand() / RAND_MAX - 0.5);
         const double r = (RMIN_KM + 60 + (6371 - RMIN_KM - 120) * (double)rand() / RAND_MAX) * 1e3;
         double x[3];

@@ -156,10 +156,10 @@ static double cc_delay(const double *a, const double *b, int64_t nt, int64_t n0,
  * differences for every kernel, and the engine's reference seismograms against the closed form. */
 typedef struct scase {
     const char *what;
-    double m[6];      /* rr tt pp rt rp tp, N·m */
-    char comp;        /* component */
-    bool p_wave;      /* vp and the P window, else vs and the S window */
-    double t_expect;  /* −T of the sum rule */
+    double m[6];     /* rr tt pp rt rp tp, N·m */
+    char comp;       /* component */
+    bool p_wave;     /* vp and the P window, else vs and the S window */
+    double t_expect; /* −T of the sum rule */
 } scase;
 
 static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char *bdir, int rank)
@@ -276,8 +276,8 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     const double fd[2] = {(cc_delay(u0, u1, nt, n0, n1, &ratio) - tau00) / EPS, 0};
     const double fd_am = log(ratio) / EPS;
     if (rank == 0)
-        printf("%s: finite differences: delay/eps %.5g (kernel %.5g), ln amplitude/eps %.5g (kernel %.5g)\n",
-               sc->what, fd[0], res.integral[0], fd_am, res.integral[1]);
+        printf("%s: finite differences: delay/eps %.5g (kernel %.5g), ln amplitude/eps %.5g (kernel %.5g)\n", sc->what,
+               fd[0], res.integral[0], fd_am, res.integral[1]);
     CHECK_MSG(T, fabs(res.integral[0] - fd[0]) < 0.03 * fabs(fd[0]), "%s CC: kernel %.5g vs finite difference %.5g",
               sc->what, res.integral[0], fd[0]);
     /* Amplitude kernels are computed by the same products and weights (their weights are checked

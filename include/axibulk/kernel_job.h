@@ -34,7 +34,7 @@ typedef enum axb_misfit {
 /** Model parameters. The kernel of p is K_p with δ(misfit) = ∫ K_p δp/p dV (relative, default) or
  *  ∫ K_p δp dV (absolute). rho is density at fixed vp and vs; lambda, mu are Lamé parameters at
  *  fixed density; vph..eta are Love's radially anisotropic parameters at fixed density
- *  (docs/kernels.md §5). */
+ *  (docs/kernels.md §6). */
 typedef enum axb_kparam {
     AXB_KP_VP = 0,
     AXB_KP_VS,
@@ -68,7 +68,7 @@ typedef enum axb_kernel_points { AXB_KPOINTS_HALTON = 0, AXB_KPOINTS_SOBOL } axb
 typedef struct axb_kernel_def {
     char name[64];          /**< output name; the datasets are "<name>_<param>" */
     int64_t receiver;       /**< index into axb_kernel_job.receivers */
-    char component;         /**< 'Z', 'R', 'T', 'N' or 'E' (R away from the source, T = Z × R as
+    char component;         /**< 'Z', 'R', 'T', 'N' or 'E' (R away from the source, T = R × Z as
                                  ObsPy's rotate_ne_rt) */
     axb_filter_spec filter; /**< filter.h: Butterworth (causal or zero-phase) or log-Gabor */
     double t1, t2;          /**< window in s after the event's origin time, t1 < t2 */

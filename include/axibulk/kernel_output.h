@@ -40,7 +40,7 @@ typedef struct axb_kernel_result {
     int nkernels;
     int64_t seis_npts;
     double seis_dt;
-    double *seismogram; /**< [nkernels][seis_npts] m (or m/(N·m·s) when deconvolved) */
+    double *seismogram; /**< [nkernels][seis_npts] m (m/s when deconvolved: the moment released as an impulse) */
     double *velocity;   /**< [nkernels][seis_npts] its time derivative */
     double *integral;   /**< [ncolumns] Σ of the values over the mesh (the volume integral) */
     /* Provenance, written as attributes. */

@@ -16,9 +16,9 @@
 #define CELLS_PER_BATCH_MAX 64
 
 typedef struct kpoint {
-    int cell;     /* index in the batch */
-    double x[3];  /* Earth-Cartesian, m */
-    double w[4];  /* hat weights (tetrahedra) */
+    int cell;    /* index in the batch */
+    double x[3]; /* Earth-Cartesian, m */
+    double w[4]; /* hat weights (tetrahedra) */
     axb_kmodel model;
     axb_kloc loc;
 } kpoint;
@@ -31,12 +31,12 @@ typedef struct kbatch {
     bool endpoint[CELLS_PER_BATCH_MAX]; /* holds the source or a receiver (not masked) */
     int64_t n[CELLS_PER_BATCH_MAX];
     double vol[CELLS_PER_BATCH_MAX];
-    axb_mc_estimate *est;  /* [cell][basis][col] */
-    bool *masked;          /* [cell][col] */
+    axb_mc_estimate *est; /* [cell][basis][col] */
+    bool *masked;         /* [cell][col] */
     kpoint *pts;
     int npts;
     int64_t *elems;
-    double complex *Fs, *Us; /* forward spectra [pt][6][nf], [pt][3][nf] */
+    double complex *Fs, *Us;  /* forward spectra [pt][6][nf], [pt][3][nf] */
     double complex *Bs, *Ubs; /* one point's backward spectra [6][nf], [3][nf] */
     double complex *P;        /* [AXB_BK_COUNT][nf] */
     double *E, *U, *rbuf;     /* [6][nt], [3][nt], fftw_malloc'd [nfft] */
@@ -185,8 +185,8 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
         axb_kdb_backward_field(&p->bwd, locs + i, chan->n, Q, b->E, rho ? b->U : NULL);
         spectra(p, b, 6, b->E, b->Bs);
         if (rho) spectra(p, b, 3, b->U, b->Ubs);
-        axb_kernel_products(p->nf, b->Fs + (int64_t)i * 6 * p->nf, rho ? b->Us + (int64_t)i * 3 * p->nf : NULL,
-                            b->Bs, b->Ubs, p->omega2, want, b->P);
+        axb_kernel_products(p->nf, b->Fs + (int64_t)i * 6 * p->nf, rho ? b->Us + (int64_t)i * 3 * p->nf : NULL, b->Bs,
+                            b->Ubs, p->omega2, want, b->P);
         double damp = 1.0;
         if (j->damp_radius > 0)
             damp = fmin(1.0, dist(pt->x, p->src_xyz) / j->damp_radius) * fmin(1.0, dist(pt->x, xr) / j->damp_radius);

@@ -14,7 +14,6 @@
 #include "numerics/kdtree.h"
 #include "numerics/kernel_math.h"
 
-
 /* Where a point falls in a database's mesh, in the frame whose pole is the database's source. */
 typedef struct axb_kloc {
     int64_t elem;
@@ -34,13 +33,13 @@ typedef struct axb_kdb {
     bool want_displ;
     int np1;
     int64_t nt;
-    int nruns;          /* runs present, in axb_sim order */
+    int nruns; /* runs present, in axb_sim order */
     axb_sim runs[4];
-    int64_t fl;         /* np1² · nt */
-    int64_t unit;       /* floats per cached element: 6·nruns strain + (nvars displacement) */
+    int64_t fl;   /* np1² · nt */
+    int64_t unit; /* floats per cached element: 6·nruns strain + (nvars displacement) */
     axb_elem_cache cache;
-    float *blocks;      /* read buffer [cap][block floats] */
-    int64_t blocks_cap; /* elements it holds */
+    float *blocks;             /* read buffer [cap][block floats] */
+    int64_t blocks_cap;        /* elements it holds */
     double *u, *strain, *work; /* one run's displacement [3][fl], its strain [6][fl], scratch [6][fl] */
     float *derived;            /* one element's cached fields [unit] */
     int64_t *want;             /* [cap] elements of the current request */
@@ -100,20 +99,20 @@ typedef struct axb_kplan {
     const axb_kernel_job *job;
     axb_kdb fwd, bwd;
     axb_invmesh mesh;
-    double vmesh;                      /* total volume */
+    double vmesh; /* total volume */
     double src_xyz[3], src_lon, src_colat, src_depth;
-    double (*rec_xyz)[3];              /* [nreceivers] */
+    double (*rec_xyz)[3]; /* [nreceivers] */
     int nchan;
     axb_kchannel *chan;
-    axb_kmeas *meas;                   /* [nkernels] */
+    axb_kmeas *meas; /* [nkernels] */
     int ncol;
     axb_kernel_column *col;
-    unsigned base_fwd;                 /* union of base kernels (whether displacement is needed) */
-    int64_t nt, nfft, nf, npts, ref;   /* samples, FFT length, frequencies, output samples, cut */
+    unsigned base_fwd;               /* union of base kernels (whether displacement is needed) */
+    int64_t nt, nfft, nf, npts, ref; /* samples, FFT length, frequencies, output samples, cut */
     double dt, t_shift;
-    double *omega2;                    /* [nf] (2πf)² */
-    fftw_plan r2c;                     /* nfft real -> nf complex, fftw_malloc'd buffers */
-    int points_per_batch;              /* points of one step of a batch of cells */
+    double *omega2;       /* [nf] (2πf)² */
+    fftw_plan r2c;        /* nfft real -> nf complex, fftw_malloc'd buffers */
+    int points_per_batch; /* points of one step of a batch of cells */
 } axb_kplan;
 
 axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *progress, axb_kplan *p, axb_error *err);

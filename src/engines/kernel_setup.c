@@ -31,8 +31,8 @@ static axb_status check_pair(const axb_kplan *p, axb_error *err)
              f->attenuation != b->attenuation || fabs(f->planet_radius - b->planet_radius) > 1.0)
         what = "model";
     if (what)
-        return axb_error_set(err, AXB_ERR_ARG, "the forward and backward databases differ in their %s (%s and %s)", what,
-                             f->path, b->path);
+        return axb_error_set(err, AXB_ERR_ARG, "the forward and backward databases differ in their %s (%s and %s)",
+                             what, f->path, b->path);
     return AXB_OK;
 }
 
@@ -286,8 +286,7 @@ static axb_status make_measurements(axb_kplan *p, axb_error *err)
         m->seis = malloc((size_t)p->npts * sizeof *m->seis);
         m->vel = malloc((size_t)p->npts * sizeof *m->vel);
         if (!st && (!m->G || !m->seis || !m->vel)) st = axb_error_set(err, AXB_ERR_NOMEM, "kernel weights");
-        if (!st)
-            st = axb_kernel_weights(p->nt, p->dt, p->nfft, u, Ts, Tk, n0, n1, d->misfit, seis, vel, m->G, err);
+        if (!st) st = axb_kernel_weights(p->nt, p->dt, p->nfft, u, Ts, Tk, n0, n1, d->misfit, seis, vel, m->G, err);
         if (st) {
             axb_error_prefix(err, "kernel '%s'", d->name);
             break;

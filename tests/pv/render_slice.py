@@ -1,7 +1,7 @@
 """Renders a plane slice through one kernel of an axibulk kernel file to a PNG, offscreen:
 
     pvpython --force-offscreen-rendering render_slice.py FILE.xdmf COLUMN OUT.png
-             [--normal NX NY NZ] [--origin X Y Z] [--limit L] [--size W H] [--title TEXT]
+             [--normal NX NY NZ] [--origin X Y Z] [--limit L] [--size W H] [--title TEXT] [--density]
 
 The plane goes through the centre of the mesh's bounding box (or --origin, m, Earth-centred) with
 the given normal (default 0 0 1), and is seen along the normal. Colours: a diverging map centred
@@ -30,6 +30,9 @@ def parse():
     ap.add_argument("--limit", type=float, help="colour range -L..L (default: largest |value| on the slice)")
     ap.add_argument("--size", type=int, nargs=2, default=[1200, 900], metavar=("W", "H"))
     ap.add_argument("--title", help="colour bar title (default: the column)")
+    ap.add_argument("--density", action="store_true",
+                    help="show the cell value divided by the cell volume (kernel density, for cell values): "
+                         "cell integrals of unequal cells are not comparable by colour")
     args = ap.parse_args()
     norm = math.sqrt(sum(n * n for n in args.normal))
     if norm == 0:
@@ -65,9 +68,18 @@ def main():
     reader.UpdatePipeline()
     assoc = association(reader, args.column)
     b = reader.GetDataInformation().GetBounds()
+    source = reader
+    if args.density:
+        if assoc != "CELLS":
+            sys.exit("--density needs a cell-value column")
+        source = simple.Calculator(Input=reader, AttributeType="Cell Data",
+                                   ResultArrayName=args.column + "_density",
+                                   Function="%s/volume" % args.column)
+        source.UpdatePipeline()
+        args.column += "_density"
     origin = args.origin or [(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2]
 
-    cut = simple.Slice(Input=reader)
+    cut = simple.Slice(Input=source)
     cut.SliceType = "Plane"
     cut.SliceType.Origin = origin
     cut.SliceType.Normal = args.normal
