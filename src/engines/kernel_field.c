@@ -9,6 +9,7 @@
 
 #include "axibulk/geometry.h"
 #include "axibulk/sem.h"
+#include "engines/batch_iter.h"
 #include "engines/kernel_internal.h"
 
 static void *alloc_n(int64_t n, size_t size)
@@ -57,7 +58,7 @@ axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want
         k->strain = alloc_n(6 * k->fl, sizeof(double));
         k->work = alloc_n(6 * k->fl, sizeof(double));
         k->derived = alloc_n(k->unit, sizeof(float));
-        k->want = alloc_n(2 * k->cache.cap, sizeof(int64_t));
+        k->want = alloc_n(2 * k->cache.cap + k->blocks_cap, sizeof(int64_t)); /* wanted, missing, one read */
         if (!k->blocks || !k->u || !k->strain || !k->work || !k->derived || !k->want)
             st = axb_error_set(err, AXB_ERR_NOMEM, "%s: kernel field buffers", path);
     }
@@ -140,15 +141,21 @@ static axb_status fill_missing(axb_kdb *k, int64_t nw, int64_t *missing, int64_t
     int64_t nm = 0;
     for (int64_t i = 0; i < nw; i++)
         if (!axb_elem_cache_get(&k->cache, k->want[i])) missing[nm++] = k->want[i];
+    /* the engines' one grouping rule for element reads: distinct ids in file order, a bounded
+     * number of blocks per read */
     const int64_t bf = axb_db_block_floats(k->db);
-    for (int64_t i0 = 0; i0 < nm; i0 += k->blocks_cap) {
-        const int64_t cnt = nm - i0 < k->blocks_cap ? nm - i0 : k->blocks_cap;
-        AXB_TRY(axb_db_read_elements(k->db, cnt, missing + i0, AXB_IO_INDEPENDENT, k->blocks, err));
+    const int64_t block_bytes = bf * (int64_t)sizeof(float);
+    axb_batch_iter it;
+    axb_batch_iter_init(&it, missing, nm, sizeof *missing, 0, block_bytes, k->blocks_cap * block_bytes, INT64_MAX);
+    axb_batch b;
+    while (axb_batch_next(&it, k->want + 2 * k->cache.cap, &b)) {
+        const int64_t *ids = k->want + 2 * k->cache.cap;
+        AXB_TRY(axb_db_read_elements(k->db, b.nread, ids, AXB_IO_INDEPENDENT, k->blocks, err));
         k->read_calls++;
-        k->elements_read += cnt;
-        for (int64_t j = 0; j < cnt; j++) {
-            derive(k, missing[i0 + j], k->blocks + j * bf);
-            axb_elem_cache_put(&k->cache, missing[i0 + j], k->derived);
+        k->elements_read += b.nread;
+        for (int64_t j = 0; j < b.nread; j++) {
+            derive(k, ids[j], k->blocks + j * bf);
+            axb_elem_cache_put(&k->cache, ids[j], k->derived);
         }
     }
     *inserted = nm;
