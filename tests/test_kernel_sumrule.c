@@ -1,8 +1,10 @@
 /* Sum rules and finite differences of travel-time kernels in a homogeneous full space
  * (docs/kernels.md §7). `axibulk mkdb` makes a forward database (event at depth) and a reciprocal
  * one (receiver buried at the same depth, so the whole sensitivity lies inside the stored ball),
- * both of a small "planet" (R = 700 km) to keep them small. A voxel grid covers the region around
- * the ray several Fresnel zones wide.
+ * both of a small "planet" (R = 700 km, 16 points per wavelength) to keep them small; the receiver
+ * is 170° from the event (598 km of ray, 3.5 P wavelengths). Voxels cover the whole ball, so every
+ * Fresnel zone is inside. Band-pass 12–22 s (a lowpass keeps the static and near-field parts of
+ * step-source seismograms, whose sensitivity reaches far beyond any finite mesh).
  *
  * - Sum rule: a uniform relative change ε of vp delays the direct P wave by −ε T_P, so
  *   ∫ K_vp dV over the grid = −T_P (P window, Z component); ∫ K_vs dV = −T_S (S window, T
@@ -11,11 +13,13 @@
  * - Finite differences: the delay between the closed-form seismograms (fullspace.h) for vp and
  *   vp·(1+ε) (resp. vs), filtered and windowed exactly as the kernel's measurement, found by
  *   maximising their cross-correlation (band-limited Fourier shift, Newton steps), divided by ε,
- *   equals ∫ K dV within 3 %. The same for the amplitude kernel: ln of the least-squares amplitude
- *   ratio / ε.
+ *   equals ∫ K dV within 3 % (the trace's delay against itself in the window subtracted).
+ *   Amplitude kernels are not checked this way: for a uniform velocity change their integral
+ *   comes from the radiation at the source and receiver alone, which no database at this
+ *   resolution holds (docs §11); their weights are checked in tests/unit/test_kernel_math.c.
  * - The reference seismogram the engine writes equals the closed form filtered the same way
  *   (1e-3 of its peak).
- * Run at 1 rank and at 2 ranks: the results are bit-identical (compared through a file). */
+ * Two ranks; rank independence is checked in test_kernel_engine. */
 #include <complex.h>
 #include <fftw3.h>
 #include <math.h>
@@ -199,12 +203,12 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
         snprintf(k[i].name, sizeof k[i].name, "%s_%s", sc->what, i ? "am" : "cc");
     }
     job.kernels = k;
-    job.nkernels = 2;
+    job.nkernels = 1; /* the amplitude kernel k[1] is not checked here (see below) */
     job.mesh.kind = AXB_KMESH_VOXELS;
     job.mesh.grid = GRID;
     job.points_per_step = 8;
     job.max_points = MAX_POINTS;
-    job.rel_error = 1e-2;
+    job.rel_error = 2e-2;
     job.abs_error = 0.15;
     axb_kernel_run_opts ro = {false, getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL, false};
     axb_kernel_result res;
@@ -213,9 +217,9 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     CHECK_MSG(T, st == AXB_OK, "%s kernel run: %s", sc->what, err.msg);
     if (st) return;
     const int64_t ncell = res.mesh->ncell;
-    double sigma[2] = {0}, pts = 0;
+    double sigma[1] = {0}, pts = 0;
     for (int64_t i = 0; i < ncell; i++) pts += (double)res.npoints[i];
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 1; c++) {
         for (int64_t i = 0; i < ncell; i++) sigma[c] += res.error[c * ncell + i] * res.error[c * ncell + i];
         sigma[c] = sqrt(sigma[c]);
         if (rank == 0 && getenv("AXB_DEBUG"))
@@ -224,9 +228,16 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
                     printf("  cell %lld: %.4g +- %.3g (%lld points)\n", (long long)i, res.value[c * ncell + i],
                            res.error[c * ncell + i], (long long)res.npoints[i]);
     }
+    if (rank == 0 && getenv("AXB_DEBUG")) {
+        int64_t hist[4] = {0};
+        for (int64_t i = 0; i < ncell; i++)
+            hist[res.npoints[i] <= 16 ? 0 : res.npoints[i] < MAX_POINTS ? 1 : res.npoints[i] == MAX_POINTS ? 2 : 3]++;
+        printf("cells with <=16 points %lld, <max %lld, =max %lld, more %lld\n", (long long)hist[0],
+               (long long)hist[1], (long long)hist[2], (long long)hist[3]);
+    }
     if (rank == 0)
-        printf("%s: %lld cells, %.0f points; travel time %.4f s; CC integral %.5g +- %.3g, AM integral %.5g +- %.3g\n",
-               sc->what, (long long)ncell, pts, Tarr, res.integral[0], sigma[0], res.integral[1], sigma[1]);
+        printf("%s: %lld cells, %.0f points; travel time %.4f s; CC integral %.5g +- %.3g\n", sc->what,
+               (long long)ncell, pts, Tarr, res.integral[0], sigma[0]);
     /* sum rule */
     const double dev = fabs(res.integral[0] + Tarr);
     CHECK_MSG(T, dev < 0.01 * Tarr, "%s sum rule: %.5g vs %.5g", sc->what, res.integral[0], -Tarr);
@@ -268,24 +279,15 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     filt(&k[0].filter, nt, u1);
     const int64_t n0 = (int64_t)ceil((k[0].t1 + stf.t0) / DT - 1e-9);
     const int64_t n1 = (int64_t)floor((k[0].t2 + stf.t0) / DT + 1e-9);
-    double ratio;
+    double ratio, r00;
     /* a window that cuts a wavelet short biases the cross-correlation of a trace with itself; the
      * delay is measured against that */
-    double r00;
     const double tau00 = cc_delay(u0, u0, nt, n0, n1, &r00);
-    const double fd[2] = {(cc_delay(u0, u1, nt, n0, n1, &ratio) - tau00) / EPS, 0};
-    const double fd_am = log(ratio) / EPS;
+    const double fd = (cc_delay(u0, u1, nt, n0, n1, &ratio) - tau00) / EPS;
     if (rank == 0)
-        printf("%s: finite differences: delay/eps %.5g (kernel %.5g), ln amplitude/eps %.5g (kernel %.5g)\n", sc->what,
-               fd[0], res.integral[0], fd_am, res.integral[1]);
-    CHECK_MSG(T, fabs(res.integral[0] - fd[0]) < 0.03 * fabs(fd[0]), "%s CC: kernel %.5g vs finite difference %.5g",
-              sc->what, res.integral[0], fd[0]);
-    /* Amplitude kernels are computed by the same products and weights (their weights are checked
-     * in tests/unit/test_kernel_math.c), but a uniform change of velocity changes amplitudes
-     * through the radiation at the source and receiver alone (1/(ρv³)): their volume integral
-     * sits in the two end-point cells, where a 16-points-per-wavelength database cannot hold the
-     * near field. So ln A is printed for the record, not checked. */
-    (void)fd_am;
+        printf("%s: finite differences: delay/eps %.5g (kernel %.5g)\n", sc->what, fd, res.integral[0]);
+    CHECK_MSG(T, fabs(res.integral[0] - fd) < 0.03 * fabs(fd), "%s CC: kernel %.5g vs finite difference %.5g",
+              sc->what, res.integral[0], fd);
     /* the engine's reference seismogram is the closed form, filtered */
     double peak = 0, dmax = 0;
     for (int64_t n = 0; n < res.seis_npts && n + ref < nt; n++) {
