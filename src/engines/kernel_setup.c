@@ -391,9 +391,11 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *prog
     const int pps = job->points_per_step > 0 ? job->points_per_step : 8;
     p->points_per_batch = CELLS_PER_BATCH * pps;
     const bool rho = wants_density(job);
-    /* opening is collective and agrees by itself */
-    AXB_TRY(axb_kdb_open(comm, job->fwd_db, true, rho, CACHE_BYTES, p->points_per_batch, &p->fwd, err));
+    /* opening is collective and agrees by itself; a refusal names the job's key */
+    AXB_TRY_CTX(err, axb_kdb_open(comm, job->fwd_db, true, rho, CACHE_BYTES, p->points_per_batch, &p->fwd, err),
+                "forward-db");
     axb_status st = axb_kdb_open(comm, job->bwd_db, false, rho, CACHE_BYTES, p->points_per_batch, &p->bwd, err);
+    if (st) axb_error_prefix(err, "backward-db");
     if (!st) st = plan_rest(p, progress, err);
     st = axb_agree(comm, st, err);
     if (st) axb_kplan_free(p);
