@@ -232,8 +232,8 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
         int64_t hist[4] = {0};
         for (int64_t i = 0; i < ncell; i++)
             hist[res.npoints[i] <= 16 ? 0 : res.npoints[i] < MAX_POINTS ? 1 : res.npoints[i] == MAX_POINTS ? 2 : 3]++;
-        printf("cells with <=16 points %lld, <max %lld, =max %lld, more %lld\n", (long long)hist[0],
-               (long long)hist[1], (long long)hist[2], (long long)hist[3]);
+        printf("cells with <=16 points %lld, <max %lld, =max %lld, more %lld\n", (long long)hist[0], (long long)hist[1],
+               (long long)hist[2], (long long)hist[3]);
     }
     if (rank == 0)
         printf("%s: %lld cells, %.0f points; travel time %.4f s; CC integral %.5g +- %.3g\n", sc->what,
@@ -284,10 +284,9 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
      * delay is measured against that */
     const double tau00 = cc_delay(u0, u0, nt, n0, n1, &r00);
     const double fd = (cc_delay(u0, u1, nt, n0, n1, &ratio) - tau00) / EPS;
-    if (rank == 0)
-        printf("%s: finite differences: delay/eps %.5g (kernel %.5g)\n", sc->what, fd, res.integral[0]);
-    CHECK_MSG(T, fabs(res.integral[0] - fd) < 0.03 * fabs(fd), "%s CC: kernel %.5g vs finite difference %.5g",
-              sc->what, res.integral[0], fd);
+    if (rank == 0) printf("%s: finite differences: delay/eps %.5g (kernel %.5g)\n", sc->what, fd, res.integral[0]);
+    CHECK_MSG(T, fabs(res.integral[0] - fd) < 0.03 * fabs(fd), "%s CC: kernel %.5g vs finite difference %.5g", sc->what,
+              res.integral[0], fd);
     /* the engine's reference seismogram is the closed form, filtered */
     double peak = 0, dmax = 0;
     for (int64_t n = 0; n < res.seis_npts && n + ref < nt; n++) {

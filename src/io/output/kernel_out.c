@@ -21,7 +21,6 @@
 #define KOUT_FORMAT_VERSION "1.0"
 #define KOUT_NAME_MAX 128 /* a column name (95 characters) with "_error" or "_velocity" */
 
-
 static bool path_exists(const char *p)
 {
     struct stat sb;
