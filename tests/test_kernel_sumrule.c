@@ -82,14 +82,47 @@ typedef struct meas {
 
 /* Closed-form displacement of the event at the receiver, projected on the component, for medium
  * med; origin at sample ref (the databases' source shift). */
-static void seismogram(const axb_fs_medium *med, double shift, const double src[3], const double M[3][3],
+static void seismogram(const axb_fs_medium *med, double shift, axb_fs_tf tf, const double src[3], const double M[3][3],
                        const double rec[3], const double dir[3], int64_t nt, double *u)
 {
     axb_fs_stf stf = {PERIOD / 3.5, shift};
     double *w = malloc(3 * (size_t)nt * sizeof *w);
-    axb_fs_moment_3d_tf(med, &stf, AXB_FS_TF_STEP, src, M, rec, nt, DT, w);
+    axb_fs_moment_3d_tf(med, &stf, tf, src, M, rec, nt, DT, w);
     for (int64_t t = 0; t < nt; t++) u[t] = dir[0] * w[t] + dir[1] * w[nt + t] + dir[2] * w[2 * nt + t];
     free(w);
+}
+
+/* The filtered impulse response from the closed form with the Gaussian moment-rate history g of
+ * width σ centred on the origin: u_g / ĝ with ĝ(f) = e^{−(πσf)²} the Gaussian's analytic spectrum
+ * (its delay kept: the origin stays where it is), times the filter's H(f); zero-padded 8×. */
+static void filt_deconvolved(const axb_filter_spec *f, double sigma, int64_t nt, double *u)
+{
+    const int64_t nfft = 8 * nt, nf = nfft / 2 + 1;
+    double *r = fftw_malloc((size_t)nfft * sizeof *r);
+    fftw_complex *X = fftw_malloc((size_t)nf * sizeof *X);
+    fftw_plan p = fftw_plan_dft_r2c_1d((int)nfft, r, X, FFTW_ESTIMATE),
+              q = fftw_plan_dft_c2r_1d((int)nfft, X, r, FFTW_ESTIMATE);
+    axb_filter_plan *fp = NULL;
+    axb_error err = AXB_ERROR_INIT;
+    if (axb_filter_plan_create(f, nt, DT, &fp, &err) == AXB_OK) {
+        memset(r, 0, (size_t)nfft * sizeof *r);
+        memcpy(r, u, (size_t)nt * sizeof *r);
+        fftw_execute(p);
+        for (int64_t k = 0; k < nf; k++) {
+            const double fk = (double)k / ((double)nfft * DT), g = exp(-pow(acos(-1.0) * sigma * fk, 2));
+            double re, im;
+            axb_filter_plan_response(fp, fk, &re, &im);
+            X[k] *= (re + I * im) / g;
+            if (k == nf - 1) X[k] = creal(X[k]);
+        }
+        fftw_execute(q);
+        for (int64_t n = 0; n < nt; n++) u[n] = r[n] / (double)nfft;
+    }
+    axb_filter_plan_destroy(&fp);
+    fftw_destroy_plan(p);
+    fftw_destroy_plan(q);
+    fftw_free(r);
+    fftw_free(X);
 }
 
 /* Filter in place with the engine's filter (the same plan `axibulk extract` uses). */
@@ -164,6 +197,7 @@ typedef struct scase {
     char comp;       /* component */
     bool p_wave;     /* vp and the P window, else vs and the S window */
     double t_expect; /* −T of the sum rule */
+    bool deconvolve; /* stf: deconvolve (the filtered impulse response) instead of the database's */
 } scase;
 
 static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char *bdir, int rank)
@@ -208,6 +242,7 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     job.mesh.grid = GRID;
     job.points_per_step = 8;
     job.max_points = MAX_POINTS;
+    job.stf = sc->deconvolve ? AXB_KSTF_DECONVOLVE : AXB_KSTF_DATABASE;
     job.rel_error = 2e-2;
     job.abs_error = 0.15;
     axb_kernel_run_opts ro = {false, getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL, false};
@@ -273,10 +308,16 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
         m1.vp *= 1 + EPS;
     else
         m1.vs *= 1 + EPS;
-    seismogram(&m0, stf.t0, src, M, rx, dir, nt, u0);
-    seismogram(&m1, stf.t0, src, M, rx, dir, nt, u1);
-    filt(&k[0].filter, nt, u0);
-    filt(&k[0].filter, nt, u1);
+    const axb_fs_tf tf = sc->deconvolve ? AXB_FS_TF_RATE : AXB_FS_TF_STEP;
+    seismogram(&m0, stf.t0, tf, src, M, rx, dir, nt, u0);
+    seismogram(&m1, stf.t0, tf, src, M, rx, dir, nt, u1);
+    if (sc->deconvolve) {
+        filt_deconvolved(&k[0].filter, stf.sigma, nt, u0);
+        filt_deconvolved(&k[0].filter, stf.sigma, nt, u1);
+    } else {
+        filt(&k[0].filter, nt, u0);
+        filt(&k[0].filter, nt, u1);
+    }
     const int64_t n0 = (int64_t)ceil((k[0].t1 + stf.t0) / DT - 1e-9);
     const int64_t n1 = (int64_t)floor((k[0].t2 + stf.t0) / DT + 1e-9);
     double ratio, r00;
@@ -289,11 +330,16 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
               res.integral[0], fd);
     /* the engine's reference seismogram is the closed form, filtered */
     double peak = 0, dmax = 0;
-    for (int64_t n = 0; n < res.seis_npts && n + ref < nt; n++) {
+    /* deconvolved: the record's end (a step-source trace ends on its static offset) rings through the
+     * derivative in 1/ŝ; compare up to three long periods before it, and allow for the engine's
+     * source spectrum coming from the stored (float32) STF where this test's is analytic */
+    const int64_t nend = sc->deconvolve ? nt - ref - (int64_t)(3.0 / k[0].filter.f1 / DT) : res.seis_npts;
+    const double seis_tol = sc->deconvolve ? 3e-3 : 2e-3;
+    for (int64_t n = 0; n < nend && n < res.seis_npts && n + ref < nt; n++) {
         peak = fmax(peak, fabs(u0[n + ref]));
         dmax = fmax(dmax, fabs(res.seismogram[n] - u0[n + ref]));
     }
-    CHECK_MSG(T, peak > 0 && dmax < 2e-3 * peak, "%s: reference seismogram off by %.3g of its peak", sc->what,
+    CHECK_MSG(T, peak > 0 && dmax < seis_tol * peak, "%s: reference seismogram off by %.3g of its peak", sc->what,
               dmax / peak);
     free(u0);
     free(u1);
@@ -317,10 +363,12 @@ int main(int argc, char **argv)
     if (!st) {
         /* an explosion radiates P only; this double couple radiates SH at the receiver (the
          * equatorial plane is the ray plane, T = ±θ̂) and has P nodal there */
-        const scase P = {"P", {1e17, 1e17, 1e17, 0, 0, 0}, 'Z', true, 0};
-        const scase S = {"S", {0, 0, 0, -1e17, 0, 1e17}, 'T', false, 0};
+        const scase P = {"P", {1e17, 1e17, 1e17, 0, 0, 0}, 'Z', true, 0, false};
+        const scase S = {"S", {0, 0, 0, -1e17, 0, 1e17}, 'T', false, 0, false};
+        const scase Pd = {"P-deconvolved", {1e17, 1e17, 1e17, 0, 0, 0}, 'Z', true, 0, true};
         run_case(&T, &P, fdir, bdir, rank);
         run_case(&T, &S, fdir, bdir, rank);
+        run_case(&T, &Pd, fdir, bdir, rank);
     }
     test_remove_dir(MPI_COMM_WORLD, tmp);
     return test_finish_mpi(&T);

@@ -238,9 +238,12 @@ static axb_status transfer(const axb_kplan *p, int k, const double complex *invS
         double re, im;
         axb_filter_plan_response(fp, (double)i * df, &re, &im);
         const double complex h = re + I * im;
+        /* deconvolving removes the STF's shape but must keep its delay: the origin stays at the
+         * database's t_shift, where the windows are measured from (docs/kernels.md (K15)) */
         const bool deconv = p->job->stf == AXB_KSTF_DECONVOLVE;
-        Ts[i] = deconv ? h * invS[i] : h;
-        Tk[i] = deconv ? h * invS[i] * invS[i] : h * invS[i];
+        const double complex shape = invS[i] * cexp(-I * 2 * acos(-1.0) * (double)i * df * p->t_shift);
+        Ts[i] = deconv ? h * shape : h;
+        Tk[i] = deconv ? h * invS[i] * shape : h * invS[i];
         tmax = fmax(tmax, cabs(Tk[i]));
     }
     axb_filter_plan_destroy(&fp);
@@ -252,13 +255,25 @@ static axb_status transfer(const axb_kplan *p, int k, const double complex *invS
     return AXB_OK;
 }
 
+/* A trace of a step-like source ends on its static offset; zero-padded, that step would become a
+ * spike under the derivative in 1/ŝ and ring back into the record. Deconvolved seismograms are
+ * therefore continued past the end: the last value held, then a cosine taper to zero over the
+ * record's length. u must hold 2·nt samples; returns 2·nt. */
+static int64_t extend_record(double *u, int64_t nt)
+{
+    const double last = u[nt - 1], pi = acos(-1.0);
+    for (int64_t j = 0; j < nt; j++) u[nt + j] = last * 0.5 * (1.0 + cos(pi * (double)j / (double)nt));
+    return 2 * nt;
+}
+
 static axb_status make_measurements(axb_kplan *p, axb_error *err)
 {
     const axb_kernel_job *j = p->job;
     double complex *invS = malloc((size_t)p->nf * sizeof *invS), *Ts = malloc((size_t)p->nf * sizeof *Ts),
                    *Tk = malloc((size_t)p->nf * sizeof *Tk);
-    double *u = malloc((size_t)p->nt * sizeof *u), *E = malloc(6 * (size_t)p->nt * sizeof *E),
-           *seis = malloc((size_t)p->nt * sizeof *seis), *vel = malloc((size_t)p->nt * sizeof *vel);
+    /* twice the record: the deconvolved seismogram continues past it (see extend_record) */
+    double *u = malloc(2 * (size_t)p->nt * sizeof *u), *E = malloc(6 * (size_t)p->nt * sizeof *E),
+           *seis = malloc(2 * (size_t)p->nt * sizeof *seis), *vel = malloc(2 * (size_t)p->nt * sizeof *vel);
     axb_status st = AXB_OK;
     if (!invS || !Ts || !Tk || !u || !E || !seis || !vel) st = axb_error_set(err, AXB_ERR_NOMEM, "kernel weights");
     if (!st) st = inverse_stf(p, invS, err);
@@ -286,7 +301,8 @@ static axb_status make_measurements(axb_kplan *p, axb_error *err)
         m->seis = malloc((size_t)p->npts * sizeof *m->seis);
         m->vel = malloc((size_t)p->npts * sizeof *m->vel);
         if (!st && (!m->G || !m->seis || !m->vel)) st = axb_error_set(err, AXB_ERR_NOMEM, "kernel weights");
-        if (!st) st = axb_kernel_weights(p->nt, p->dt, p->nfft, u, Ts, Tk, n0, n1, d->misfit, seis, vel, m->G, err);
+        const int64_t nu = j->stf == AXB_KSTF_DECONVOLVE ? extend_record(u, p->nt) : p->nt;
+        if (!st) st = axb_kernel_weights(nu, p->dt, p->nfft, u, Ts, Tk, n0, n1, d->misfit, seis, vel, m->G, err);
         if (st) {
             axb_error_prefix(err, "kernel '%s'", d->name);
             break;
