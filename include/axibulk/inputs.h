@@ -28,6 +28,10 @@ AXB_NODISCARD axb_status axb_read_quakeml(const char *path, axb_source_list *out
 AXB_NODISCARD axb_status axb_read_stations(const char *path, axb_receiver_list *out, axb_error *err);
 /** StationXML: one receiver per station (channel location codes collapsed per station). */
 AXB_NODISCARD axb_status axb_read_stationxml(const char *path, axb_receiver_list *out, axb_error *err);
+/** Whether @p path holds XML (QuakeML, StationXML) rather than a text format (CMTSOLUTION,
+ *  STATIONS): its first byte after white space and a UTF-8 byte-order mark is '<'. False if the
+ *  file cannot be read (the reader chosen then reports that). */
+bool axb_file_looks_xml(const char *path);
 /** Pairs file (docs/file-formats.md): "mt ..." and "force ..." lines, geocentric latitudes. */
 AXB_NODISCARD axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err);
 /** SRF finite fault (Instaseis' simplified reader); @p normalize divides each sliprate by its

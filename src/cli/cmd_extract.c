@@ -108,17 +108,6 @@ static axb_status apply_job(const axb_job *job, const char *path, const axb_opt 
     return AXB_OK;
 }
 
-static bool looks_like_xml(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF) {
-    }
-    fclose(f);
-    return c == '<';
-}
-
 typedef struct inputs {
     axb_pair_list pairs;
     axb_source_list sources;
@@ -175,7 +164,7 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
                   : a->finite ? "finite"
                               : "finite-list");
     if (a->pairs) return read_pairs(a, in, job, err);
-    if (looks_like_xml(a->stations))
+    if (axb_file_looks_xml(a->stations))
         AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
     else
         AXB_TRY(axb_read_stations(a->stations, &in->receivers, err));
@@ -183,7 +172,7 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
     job->receivers = in->receivers.rec;
     job->nreceivers = in->receivers.n;
     if (a->cmt) {
-        if (looks_like_xml(a->cmt))
+        if (axb_file_looks_xml(a->cmt))
             AXB_TRY(axb_read_quakeml(a->cmt, &in->sources, err));
         else
             AXB_TRY(axb_read_cmtsolution(a->cmt, &in->sources, err));

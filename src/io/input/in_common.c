@@ -120,3 +120,15 @@ axb_source axb_in_source_init(axb_source_type type)
 {
     return (axb_source){.type = type, .depth = NAN, .time_shift = NAN};
 }
+
+bool axb_file_looks_xml(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    int c;
+    /* white space and a UTF-8 byte-order mark may come first */
+    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF) {
+    }
+    fclose(f);
+    return c == '<';
+}

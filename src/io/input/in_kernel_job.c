@@ -206,24 +206,13 @@ static axb_status need(const kreader *k, const axb_ynode *map, const char *key, 
 
 /* ---- event and receivers ---- */
 
-/* XML (QuakeML, StationXML) starts with '<' after white space and a byte-order mark. */
-static bool looks_like_xml(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0xEF || c == 0xBB || c == 0xBF) {
-    }
-    fclose(f);
-    return c == '<';
-}
-
 static axb_status read_event(const kreader *k, const axb_ynode *node, axb_kernel_job *job)
 {
     char path[AXB_PATH_MAX];
     AXB_TRY(get_path(k, node, "event", path));
     axb_source_list l = {0, NULL};
-    axb_status st = looks_like_xml(path) ? axb_read_quakeml(path, &l, k->err) : axb_read_cmtsolution(path, &l, k->err);
+    axb_status st =
+        axb_file_looks_xml(path) ? axb_read_quakeml(path, &l, k->err) : axb_read_cmtsolution(path, &l, k->err);
     if (st) return axb_error_prefix(k->err, "%s:%d: event", k->path, node->line);
     if (l.n != 1)
         st = fail(k, node->line, AXB_ERR_ARG, "event: %s holds %lld events; a kernel job takes exactly one", path,
@@ -247,7 +236,8 @@ static axb_status read_receivers(const kreader *k, const axb_ynode *node, axb_ke
     char path[AXB_PATH_MAX];
     AXB_TRY(get_path(k, node, "receivers", path));
     axb_receiver_list l = {0, NULL};
-    axb_status st = looks_like_xml(path) ? axb_read_stationxml(path, &l, k->err) : axb_read_stations(path, &l, k->err);
+    axb_status st =
+        axb_file_looks_xml(path) ? axb_read_stationxml(path, &l, k->err) : axb_read_stations(path, &l, k->err);
     if (st) return axb_error_prefix(k->err, "%s:%d: receivers", k->path, node->line);
     if (l.n == 0) {
         axb_receiver_list_free(&l);
