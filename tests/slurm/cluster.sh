@@ -112,6 +112,9 @@ CONF
         state=$(timeout 5 sinfo -h -n "$host" -o %t 2>/dev/null || true)
         case "$state" in idle*) _cluster_log "up in $root (node $host, ports $pc/$pd)"; return 0 ;; esac
         for d in slurmctld slurmd; do
+            # a daemon writes its PID file only once it has forked and set up: under load that can
+            # come after the first check, and a missing file means "still starting", not "exited"
+            [ -s "$root/run/$d.pid" ] || continue
             _cluster_pid "$root/run/$d.pid" >/dev/null || { state="$d exited"; break 2; }
         done
         sleep 0.2
