@@ -26,9 +26,12 @@ extern "C" {
 
 /** Run options that are not part of the job's physics. */
 typedef struct axb_kernel_run_opts {
-    bool force;     /**< replace an existing output */
-    FILE *progress; /**< progress lines (rank 0), NULL for none */
-    bool write;     /**< write the output file (false: only return the result) */
+    bool force;          /**< replace an existing output */
+    FILE *progress;      /**< progress lines (rank 0), NULL for none */
+    bool write;          /**< write the output file (false: only return the result) */
+    int64_t cache_bytes; /**< per database, the strain derived from element blocks kept between
+                              steps (0: 256 MB); at least two steps' elements are always kept.
+                              Results do not depend on it, only the reads do. */
 } axb_kernel_run_opts;
 
 /**

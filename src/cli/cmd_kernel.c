@@ -10,7 +10,7 @@
 #include "core/agree.h"
 
 static const char kernel_help[] =
-    "usage: axibulk kernel --job FILE.yaml [-o OUT.h5] [--force] [-q]\n"
+    "usage: axibulk kernel --job FILE.yaml [-o OUT.h5] [--force] [--cache-mb MB] [-q]\n"
     "\n"
     "Computes Born sensitivity kernels of cross-correlation travel times or amplitudes, for the\n"
     "kernels a YAML job file lists, from a forward database (the event's wavefield) and a\n"
@@ -29,11 +29,14 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
 {
     const char *job_path = NULL, *output = NULL;
     bool force = false, quiet = false, help = false;
+    long cache_mb = 0;
     const axb_opt opts[] = {
         {"job", 0, AXB_OPT_STRING, &job_path, "FILE", "the kernel job (YAML; keys in docs/cli.md)"},
         {"output", 'o', AXB_OPT_STRING, &output, "FILE",
          "output HDF5 file (default: the job's 'output'; the XDMF file goes beside it)"},
         {"force", 0, AXB_OPT_FLAG, &force, NULL, "replace an existing output"},
+        {"cache-mb", 0, AXB_OPT_INT, &cache_mb, "MB",
+         "per database, strain kept between steps (default 256; results do not depend on it)"},
         {"quiet", 'q', AXB_OPT_FLAG, &quiet, NULL, "no progress lines"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
@@ -48,6 +51,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
         return AXB_OK;
     }
     AXB_CHECK(err, job_path, AXB_ERR_ARG, "missing --job (the kernel job file; see 'axibulk kernel --help')");
+    AXB_CHECK(err, cache_mb >= 0 && cache_mb <= (1L << 24), AXB_ERR_ARG, "--cache-mb %ld: give 0 to 16777216 MB",
+              cache_mb);
 
     /* Every rank reads the job itself (a small file; no broadcast of a struct with pointers). The
      * agreement then makes sure no rank enters the engine's collective calls while another could
@@ -63,7 +68,7 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
     }
     st = axb_agree(env->comm, st, err);
     if (!st) {
-        const axb_kernel_run_opts ro = {force, quiet ? NULL : env->errout, true};
+        const axb_kernel_run_opts ro = {force, quiet ? NULL : env->errout, true, (int64_t)cache_mb << 20};
         st = axb_kernel_run(env->comm, &job, &ro, NULL, err);
     }
     if (!st && env->rank == 0) {

@@ -115,7 +115,8 @@ typedef struct axb_kplan {
     int points_per_batch; /* points of one step of a batch of cells */
 } axb_kplan;
 
-axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *progress, axb_kplan *p, axb_error *err);
+axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts, axb_kplan *p,
+                            axb_error *err);
 void axb_kplan_free(axb_kplan *p);
 
 /* Point budget of cells that hold the source or a receiver, relative to max_points. */

@@ -109,11 +109,11 @@ static axb_status write_result(const axb_kplan *p, const axb_kernel_run_opts *o,
 axb_status axb_kernel_run(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts,
                           axb_kernel_result *res, axb_error *err)
 {
-    const axb_kernel_run_opts none = {false, NULL, false};
+    const axb_kernel_run_opts none = {false, NULL, false, 0};
     const axb_kernel_run_opts *o = opts ? opts : &none;
     const double t0 = MPI_Wtime();
     axb_kplan p;
-    AXB_TRY(axb_kplan_create(comm, job, o->progress, &p, err));
+    AXB_TRY(axb_kplan_create(comm, job, o, &p, err));
     axb_kcells cells = {0};
     axb_status st = axb_kernel_cells(&p, &cells, o->progress, err);
     st = axb_agree(comm, st, err);

@@ -12,7 +12,7 @@
 
 #define DEG (acos(-1.0) / 180.0)
 
-/* Per-database cache budget and the cells of one integration step (kernel_cells.c). */
+/* Default per-database cache budget and the cells of one integration step (kernel_cells.c). */
 #define CACHE_BYTES ((int64_t)256 << 20)
 #define CELLS_PER_BATCH 8
 
@@ -397,8 +397,11 @@ static bool wants_density(const axb_kernel_job *j)
     return false;
 }
 
-axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *progress, axb_kplan *p, axb_error *err)
+axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts, axb_kplan *p,
+                            axb_error *err)
 {
+    FILE *progress = opts->progress;
+    const int64_t cache = opts->cache_bytes > 0 ? opts->cache_bytes : CACHE_BYTES;
     memset(p, 0, sizeof *p);
     p->comm = comm;
     p->job = job;
@@ -408,9 +411,9 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, FILE *prog
     p->points_per_batch = CELLS_PER_BATCH * pps;
     const bool rho = wants_density(job);
     /* opening is collective and agrees by itself; a refusal names the job's key */
-    AXB_TRY_CTX(err, axb_kdb_open(comm, job->fwd_db, true, rho, CACHE_BYTES, p->points_per_batch, &p->fwd, err),
+    AXB_TRY_CTX(err, axb_kdb_open(comm, job->fwd_db, true, rho, cache, p->points_per_batch, &p->fwd, err),
                 "forward-db");
-    axb_status st = axb_kdb_open(comm, job->bwd_db, false, rho, CACHE_BYTES, p->points_per_batch, &p->bwd, err);
+    axb_status st = axb_kdb_open(comm, job->bwd_db, false, rho, cache, p->points_per_batch, &p->bwd, err);
     if (st) axb_error_prefix(err, "backward-db");
     if (!st) st = plan_rest(p, progress, err);
     st = axb_agree(comm, st, err);
