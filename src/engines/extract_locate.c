@@ -5,6 +5,7 @@
 #include "axibulk/geometry.h"
 #include "axibulk/sem.h"
 #include "engines/extract_internal.h"
+#include "numerics/sem_locate.h"
 
 /* Radius of a point at a depth (m; NAN = at the surface). */
 static double radius_of(const axb_db_info *in, double depth)
@@ -51,8 +52,6 @@ static axb_status check_receiver_depth(const axb_db_info *in, const axb_receiver
     return AXB_OK;
 }
 
-static const double TOLERANCES[] = {1e-3, 1e-2, 5e-2, 8e-2};
-
 axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err)
 {
     const axb_db_info *in = p->info;
@@ -85,7 +84,7 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
     axb_geo_cartesian(alat, alon, radius_of(in, adepth), xyz);
     axb_geo_rotate_frame(xyz, blon, 90.0 - blat, &loc->s, &loc->z, &loc->phi);
 
-    int64_t cand[10];
+    int64_t cand[1];
     if (!p->mesh->has_elements) {
         /* strain-only databases store no topology: the nearest stored point is used as is */
         axb_kdtree_nearest(p->tree, loc->s, loc->z, 1, cand, NULL);
@@ -93,17 +92,7 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
         loc->xi = loc->eta = 0;
         return AXB_OK;
     }
-    int nc = axb_kdtree_nearest(p->tree, loc->s, loc->z, 10, cand, NULL);
-    /* the nearest containing element at the smallest tolerance, as Instaseis searches */
-    for (size_t t = 0; t < sizeof TOLERANCES / sizeof TOLERANCES[0]; t++)
-        for (int k = 0; k < nc; k++) {
-            axb_elem_shape g;
-            axb_sem_shape(p->mesh, cand[k], &g);
-            if (axb_sem_inside(&g, loc->s, loc->z, TOLERANCES[t], &loc->xi, &loc->eta)) {
-                loc->id = cand[k];
-                return AXB_OK;
-            }
-        }
+    if (axb_sem_locate(p->mesh, p->tree, loc->s, loc->z, 10, &loc->id, &loc->xi, &loc->eta)) return AXB_OK;
     return axb_error_set(err, AXB_ERR_RANGE, "no element of the mesh contains the point (s, z) = (%.1f, %.1f) km",
                          loc->s / 1e3, loc->z / 1e3);
 }

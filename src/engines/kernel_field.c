@@ -11,6 +11,7 @@
 #include "axibulk/sem.h"
 #include "engines/batch_iter.h"
 #include "engines/kernel_internal.h"
+#include "numerics/sem_locate.h"
 
 static void *alloc_n(int64_t n, size_t size)
 {
@@ -80,23 +81,11 @@ void axb_kdb_close(axb_kdb *k)
     memset(k, 0, sizeof *k);
 }
 
-static const double TOLERANCES[] = {1e-3, 1e-2, 5e-2};
-
 axb_status axb_kdb_locate(const axb_kdb *k, double pole_lon, double pole_colat, const double x[3], axb_kloc *loc,
                           axb_error *err)
 {
     axb_geo_rotate_frame(x, pole_lon, pole_colat, &loc->s, &loc->z, &loc->phi);
-    int64_t cand[12];
-    const int nc = axb_kdtree_nearest(k->tree, loc->s, loc->z, 12, cand, NULL);
-    for (size_t t = 0; t < sizeof TOLERANCES / sizeof TOLERANCES[0]; t++)
-        for (int c = 0; c < nc; c++) {
-            axb_elem_shape g;
-            axb_sem_shape(k->mesh, cand[c], &g);
-            if (axb_sem_inside(&g, loc->s, loc->z, TOLERANCES[t], &loc->xi, &loc->eta)) {
-                loc->elem = cand[c];
-                return AXB_OK;
-            }
-        }
+    if (axb_sem_locate(k->mesh, k->tree, loc->s, loc->z, 12, &loc->elem, &loc->xi, &loc->eta)) return AXB_OK;
     const double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
     return axb_error_set(err, AXB_ERR_RANGE,
                          "%s: no element holds the point at radius %.1f km, %.2f deg from the pole (the database "
