@@ -2,10 +2,16 @@
  *
  * Order: cells that hold the source or a receiver first, one per batch (they take up to
  * AXB_KERNEL_ENDPOINT_FACTOR times the points, so they are spread over the ranks first), then the
- * others along a 3-D Hilbert curve of their centres, in batches of consecutive cells: a batch is
- * compact in space, its points fall into few database elements, and the next batch of the same
- * rank tends to reuse them from the cache. Batches are dealt round robin, so every rank gets a mix
- * of the whole mesh and the same number of batches (±1).
+ * others along a 3-D Hilbert curve, in batches of consecutive cells. The curve runs through the
+ * space the databases see, not the Earth's: (distance from the source, radius, distance from the
+ * first kernel's receiver) of each cell's centre. A database is axisymmetric about its pole, so
+ * which of its elements a point needs depends on just its distance from the pole and its radius:
+ * a batch compact in these coordinates needs few forward elements and few of that receiver's, the
+ * next batch of the same rank tends to reuse them from the cache, and the two cells mirrored in
+ * the source-receiver plane, which need the same elements, are neighbours on the curve. (Measured
+ * on the full-space sum-rule job: half the element reads of a Hilbert curve through the cells'
+ * Cartesian centres.) Batches are dealt round robin, so every rank gets a mix of the whole mesh
+ * and the same number of batches (±1).
  *
  * Rounds: every rank runs some batches of its own, then all meet at a checkpoint: a status
  * agreement (a failure on one rank stops all), the finished cells' slots gathered on rank 0,
@@ -32,6 +38,24 @@ typedef struct work {
     int64_t *cells;  /* this rank's cells, batch after batch */
 } work;
 
+/* Angle (radians) between two Earth-centred vectors. */
+static double angle(const double *a, const double *b)
+{
+    const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    return atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+}
+
+/* The cell's place as the databases see it (m): arc from the source, radius, arc from the
+ * first channel's receiver, both arcs at the Earth's radius so the axes weigh alike. */
+static void database_coords(const axb_kplan *p, const double *x, double *key)
+{
+    const double R = p->fwd.info->planet_radius;
+    const double *xr = p->rec_xyz[p->chan[0].receiver];
+    key[0] = R * angle(x, p->src_xyz);
+    key[1] = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    key[2] = R * angle(x, xr);
+}
+
 /* This rank's batches of the cells not done yet. */
 static axb_status deal(const axb_kplan *p, const uint8_t *done, work *w, axb_error *err)
 {
@@ -45,7 +69,9 @@ static axb_status deal(const axb_kplan *p, const uint8_t *done, work *w, axb_err
         ? AXB_OK
         : axb_error_set(err, AXB_ERR_NOMEM, "work list of %lld cells", (long long)ncell);
     for (int64_t c = 0; !st && c < ncell; c++) {
-        axb_invmesh_cell_centre(&p->mesh, c, centre + 3 * c);
+        double x[3];
+        axb_invmesh_cell_centre(&p->mesh, c, x);
+        database_coords(p, x, centre + 3 * c);
         ends[c] = axb_kcell_has_endpoint(p, c);
     }
     if (!st) st = axb_hilbert3_order(ncell, centre, order, err);
