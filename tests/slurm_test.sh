@@ -168,6 +168,10 @@ YAML
 kjob evA A "4, 8, 4" XX.A "../results/evA.h5"
 kjob evB B "4, 8, 4" XX.A
 kjob bad A "4, 8, 4" XX.NOPE
+kjob big A "8, 16, 16" XX.A             # 2048 cells: a few seconds, killed part-way below
+# its uninterrupted run, for comparing the resumed one with; in the background meanwhile
+"$AXB" kernel --job "$K/jobs/big.yaml" -o "$TMP/out/kern_big_ref.h5" -q >"$TMP/logs/kern_big_ref.log" 2>&1 &
+kref=$!
 printf '# kernel jobs, one event each\n%s\n\n%s\n' "kern/jobs/evA.yaml" "kern/jobs/evB.yaml" >"$K/jobs.txt"
 
 # --- phase 1, all at once: two single extractions, two arrays of 3 tasks, a job with bad input
@@ -331,6 +335,40 @@ SRC=$DB DST=$M sbatch --wait --export=ALL --chdir="$TMP" -n 1 -o "$TMP/logs/repa
     "$SCRIPTS/repack.sbatch" >"$TMP/logs/repack3.sbatch" 2>&1; rc=$?
 check "repack.sbatch a third time: nothing to do, exit 0 (got $rc)" \
     bash -c "[ $rc = 0 ] && grep -q 'already complete' '$TMP'/logs/repack3-*.out"
+
+# --- kernel.sbatch: cancelled after its first checkpoint (OUT.partial.record lists finished cells),
+# then resubmitted with 1 rank instead of 2: it resumes, computes only the rest, and the result
+# equals the uninterrupted run's (/kernels, /errors)
+KB="$TMP/out/kern_big.h5"
+jid=$(JOB=kern/jobs/big.yaml OUTPUT=out/kern_big.h5 CHECKPOINT=0.2 sbatch --parsable --export=ALL --chdir="$TMP" \
+    -n 2 -o "$TMP/logs/kern_big1-%j.out" "$SCRIPTS/kernel.sbatch" 2>"$TMP/logs/kern_big1.sbatch"); rc=$?
+interrupted=0
+if [ "$rc" = 0 ]; then
+    for _ in $(seq 1 600); do
+        # the record: one header line, then the lists of finished cells
+        rec="$KB.partial.record"
+        if [ -s "$rec" ] && [ "$(stat -c %s "$rec")" -gt "$(head -n 1 "$rec" | wc -c)" ]; then
+            scancel "$jid"; interrupted=1; break
+        fi
+        [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break
+        sleep 0.05
+    done
+    for _ in $(seq 1 200); do [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break; sleep 0.1; done
+fi
+check "kernel.sbatch cancelled after its first checkpoint leaves OUT.partial, .record, .cells, no OUT" \
+    bash -c "[ $interrupted = 1 ] && [ -e '$KB.partial' ] && [ -s '$KB.partial.record' ] && [ -e '$KB.partial.cells' ] && [ ! -e '$KB' ]"
+JOB=kern/jobs/big.yaml OUTPUT=out/kern_big.h5 STATS=1 sbatch --wait --export=ALL --chdir="$TMP" -n 1 \
+    -o "$TMP/logs/kern_big2-%j.out" "$SCRIPTS/kernel.sbatch" >"$TMP/logs/kern_big2.sbatch" 2>&1; rc=$?
+check "kernel.sbatch resubmitted (1 rank): exit 0 (got $rc), resumed (--resume)" \
+    bash -c "[ $rc = 0 ] && grep -q 'resuming it' '$TMP'/logs/kern_big2-*.out && grep -q -- '--resume' '$TMP'/logs/kern_big2-*.out"
+# "cells": 2048, "cells_computed": N
+computed() { tr -d ' \n' <"${KB%.h5}.stats.json" | sed -n 's/.*"cells_computed":\([0-9]*\).*/\1/p'; }
+check "... it computed only the unfinished cells ($(computed) of 2048), no .partial left" \
+    bash -c "[ -n '$(computed)' ] && [ '$(computed)' -lt 2048 ] && [ -e '$KB' ] && ! ls '$KB'.partial* >/dev/null 2>&1"
+wait "$kref"; rc=$?
+check "the uninterrupted run: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "... the resumed output equals it (h5diff /kernels, /errors)" \
+    bash -c "h5diff '$KB' '$TMP/out/kern_big_ref.h5' /kernels /kernels && h5diff '$KB' '$TMP/out/kern_big_ref.h5' /errors /errors"
 
 echo "slurm_test: $(($(date +%s) - t0)) s"
 finish
