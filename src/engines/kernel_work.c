@@ -1,4 +1,4 @@
-/* How the cells of a kernel job are shared and checkpointed (docs/kernels.md §9).
+/* How the cells of a kernel job are shared and checkpointed (docs/kernels.md §12).
  *
  * Order: cells that hold the source or a receiver first, one per batch (they take up to
  * AXB_KERNEL_ENDPOINT_FACTOR times the points, so they are spread over the ranks first), then the
