@@ -30,13 +30,13 @@ typedef struct axb_kernel_stats {
     int64_t cells_computed; /**< by this run (a resumed run skips the finished ones) */
     int kernels, columns, channels, ranks;
     int64_t receivers;
-    double seconds;                 /**< wall time of the whole run (rank 0) */
-    int64_t points;                 /**< points evaluated (forward field) */
-    int64_t channel_points;         /**< backward-field evaluations (point × channel) */
-    int64_t channel_cells_skipped;  /**< (cell, channel) pairs the travel-time rule skipped */
+    double seconds;                                         /**< wall time of the whole run (rank 0) */
+    int64_t points;                                         /**< points evaluated (forward field) */
+    int64_t channel_points;                                 /**< backward-field evaluations (point × channel) */
+    int64_t channel_cells_skipped;                          /**< (cell, channel) pairs the travel-time rule skipped */
     int64_t read_calls[2], element_reads[2], bytes_read[2]; /**< forward, backward database */
-    double t_locate;     /**< finding points in the databases' meshes */
-    double t_read;       /**< reading element blocks */
+    double t_locate;                                        /**< finding points in the databases' meshes */
+    double t_read;                                          /**< reading element blocks */
     double t_strain;     /**< strain from blocks (per element) and fields at the points */
     double t_fft;        /**< spectra of the fields */
     double t_integrate;  /**< spectral products, kernel dot products, Monte Carlo sums */
@@ -47,13 +47,13 @@ typedef struct axb_kernel_stats {
 
 /** Run options that are not part of the job's physics. */
 typedef struct axb_kernel_run_opts {
-    bool force;          /**< replace an existing output */
-    FILE *progress;      /**< progress lines (rank 0), NULL for none */
-    bool write;          /**< write the output file (false: only return the result) */
-    int64_t cache_bytes; /**< per database, the strain derived from element blocks kept between
+    bool force;                /**< replace an existing output */
+    FILE *progress;            /**< progress lines (rank 0), NULL for none */
+    bool write;                /**< write the output file (false: only return the result) */
+    int64_t cache_bytes;       /**< per database, the strain derived from element blocks kept between
                               steps (0: 256 MB); at least two steps' elements are always kept.
                               Results do not depend on it, only the reads do. */
-    bool resume;             /**< continue the OUTPUT.partial of a killed run of the same job (needs
+    bool resume;               /**< continue the OUTPUT.partial of a killed run of the same job (needs
                                   write); the output is identical to an uninterrupted run's */
     double checkpoint_seconds; /**< about how often finished cells are made durable and progress
                                     is shown (0: 20 s) */

@@ -64,8 +64,7 @@ AXB_NODISCARD axb_status axb_kernel_output_write(const char *h5path, const char 
 
 /** Checks, before any work, that @p h5path and @p xdmfpath can be written: distinct names, the
  *  same existing folder, and (unless @p force) neither exists yet. Serial. */
-AXB_NODISCARD axb_status axb_kernel_output_check(const char *h5path, const char *xdmfpath, bool force,
-                                                 axb_error *err);
+AXB_NODISCARD axb_status axb_kernel_output_check(const char *h5path, const char *xdmfpath, bool force, axb_error *err);
 
 /** Writes the two files exactly at @p h5file (which must not exist) and @p xdmffile, the XDMF one
  *  referring to the HDF5 file as @p h5name: for a caller that publishes them itself (the engine's

@@ -48,12 +48,13 @@ static axb_status write_stats(const char *path, const axb_kernel_stats *s, axb_e
     for (int d = 0; d < 2; d++)
         fprintf(f, " \"%s\": {\"read_calls\": %lld, \"element_reads\": %lld, \"bytes_read\": %lld},\n", db[d],
                 (long long)s->read_calls[d], (long long)s->element_reads[d], (long long)s->bytes_read[d]);
-    const double other = s->t_total - s->t_locate - s->t_read - s->t_strain - s->t_fft - s->t_integrate - s->t_wait -
-        s->t_checkpoint;
+    const double other =
+        s->t_total - s->t_locate - s->t_read - s->t_strain - s->t_fft - s->t_integrate - s->t_wait - s->t_checkpoint;
     fprintf(f,
             " \"time\": {\"locate\": %.6f, \"read\": %.6f, \"strain\": %.6f, \"fft\": %.6f, \"integrate\": %.6f, "
             "\"wait\": %.6f, \"checkpoint\": %.6f, \"other\": %.6f, \"total\": %.6f}}\n",
-            s->t_locate, s->t_read, s->t_strain, s->t_fft, s->t_integrate, s->t_wait, s->t_checkpoint, other, s->t_total);
+            s->t_locate, s->t_read, s->t_strain, s->t_fft, s->t_integrate, s->t_wait, s->t_checkpoint, other,
+            s->t_total);
     const bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok) return axb_error_set(err, AXB_ERR_IO, "--stats %s: cannot write", path);
     return AXB_OK;
@@ -120,7 +121,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
                                         .checkpoint_seconds = checkpoint_s,
                                         .stats = &stats};
         st = axb_kernel_run(env->comm, &job, &ro, NULL, err);
-        if (!st && stats_path) st = axb_agree(env->comm, env->rank == 0 ? write_stats(stats_path, &stats, err) : AXB_OK, err);
+        if (!st && stats_path)
+            st = axb_agree(env->comm, env->rank == 0 ? write_stats(stats_path, &stats, err) : AXB_OK, err);
     }
     if (!st && env->rank == 0) {
         int ncols = 0;

@@ -13,9 +13,10 @@
 #include "numerics/mc_estimate.h"
 #include "numerics/qmc.h"
 
-#define CELLS_PER_BATCH_MAX 64
-
-static double now(void) { return MPI_Wtime(); }
+static double now(void)
+{
+    return MPI_Wtime();
+}
 
 typedef struct kpoint {
     int cell;    /* index in the batch */
@@ -29,11 +30,11 @@ typedef struct kpoint {
 struct axb_kbatch {
     int cap; /* cells it can hold */
     int ncell;
-    int64_t cell[CELLS_PER_BATCH_MAX];
-    bool done[CELLS_PER_BATCH_MAX];
-    bool endpoint[CELLS_PER_BATCH_MAX]; /* holds the source or a receiver (not masked) */
-    int64_t n[CELLS_PER_BATCH_MAX];
-    double vol[CELLS_PER_BATCH_MAX];
+    int64_t cell[AXB_KBATCH_CELLS_MAX];
+    bool done[AXB_KBATCH_CELLS_MAX];
+    bool endpoint[AXB_KBATCH_CELLS_MAX]; /* holds the source or a receiver (not masked) */
+    int64_t n[AXB_KBATCH_CELLS_MAX];
+    double vol[AXB_KBATCH_CELLS_MAX];
     axb_mc_estimate *est; /* [cell][basis][col] */
     bool *masked;         /* [cell][col] */
     uint8_t *chan_off;    /* [cell][chan] 1: skipped by the travel-time rule, 2: converged */
@@ -92,8 +93,8 @@ static axb_status batch_alloc(const axb_kplan *p, int nbasis, int cells, kbatch 
     b->rbuf = fftw_malloc((size_t)p->nfft * sizeof *b->rbuf);
     b->f = calloc((size_t)p->ncol, sizeof *b->f);
     b->cap = cells;
-    if (!b->est || !b->masked || !b->chan_off || !b->locs || !b->sel || !b->pts || !b->elems || !b->Fs || (rho && !b->Us) || !b->Bs || !b->Ubs || !b->P ||
-        !b->E || !b->U || !b->rbuf || !b->f) {
+    if (!b->est || !b->masked || !b->chan_off || !b->locs || !b->sel || !b->pts || !b->elems || !b->Fs ||
+        (rho && !b->Us) || !b->Bs || !b->Ubs || !b->P || !b->E || !b->U || !b->rbuf || !b->f) {
         batch_free(b);
         return axb_error_set(err, AXB_ERR_NOMEM, "kernel batch of %lld points", (long long)np);
     }
@@ -389,7 +390,7 @@ axb_status axb_kbatch_create(const axb_kplan *p, kbatch **out, axb_error *err)
               "points-per-step must be at least 1 and max-points at least points-per-step");
     const int nbasis = p->job->per_vertex ? 4 : 1;
     int cells = p->cells_per_batch;
-    if (cells > CELLS_PER_BATCH_MAX) cells = CELLS_PER_BATCH_MAX;
+    if (cells > AXB_KBATCH_CELLS_MAX) cells = AXB_KBATCH_CELLS_MAX;
     if (cells < 1) cells = 1;
     kbatch *b = malloc(sizeof *b);
     AXB_CHECK(err, b, AXB_ERR_NOMEM, "kernel batch");

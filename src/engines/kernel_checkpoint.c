@@ -19,7 +19,10 @@
 
 #define KSTORE_KIND "kernel"
 
-static uint64_t slot_sum(const double *v, int64_t n) { return axb_hash_doubles(AXB_HASH_INIT, v, (size_t)n); }
+static uint64_t slot_sum(const double *v, int64_t n)
+{
+    return axb_hash_doubles(AXB_HASH_INIT, v, (size_t)n);
+}
 
 static axb_status write_all(int fd, const void *buf, size_t n, off_t off, const char *path, axb_error *err)
 {
@@ -27,7 +30,8 @@ static axb_status write_all(int fd, const void *buf, size_t n, off_t off, const 
     while (n > 0) {
         const ssize_t w = pwrite(fd, p, n, off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return axb_error_set(err, AXB_ERR_IO, "%s: cannot write: %s", path, w < 0 ? strerror(errno) : "no space");
+        if (w <= 0)
+            return axb_error_set(err, AXB_ERR_IO, "%s: cannot write: %s", path, w < 0 ? strerror(errno) : "no space");
         p += w;
         n -= (size_t)w;
         off += w;
@@ -41,7 +45,9 @@ static axb_status read_all(int fd, void *buf, size_t n, off_t off, const char *p
     while (n > 0) {
         const ssize_t r = pread(fd, p, n, off);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return axb_error_set(err, AXB_ERR_FORMAT, "%s: truncated (%s)", path, r < 0 ? strerror(errno) : "end of file");
+        if (r <= 0)
+            return axb_error_set(err, AXB_ERR_FORMAT, "%s: truncated (%s)", path,
+                                 r < 0 ? strerror(errno) : "end of file");
         p += r;
         n -= (size_t)r;
         off += r;
@@ -49,7 +55,10 @@ static axb_status read_all(int fd, void *buf, size_t n, off_t off, const char *p
     return AXB_OK;
 }
 
-static off_t slot_offset(const axb_kstore *s, int64_t cell) { return (off_t)(cell * (s->slot + 1) * 8); }
+static off_t slot_offset(const axb_kstore *s, int64_t cell)
+{
+    return (off_t)(cell * (s->slot + 1) * 8);
+}
 
 /* Resume: the values of every cell in the record, checked against their checksums. */
 static axb_status load(axb_kstore *s, const uint8_t *done, double *slots, axb_error *err)
@@ -63,8 +72,9 @@ static axb_status load(axb_kstore *s, const uint8_t *done, double *slots, axb_er
         uint64_t sum;
         memcpy(&sum, buf + s->slot, sizeof sum);
         if (!st && sum != slot_sum(buf, s->slot))
-            st = axb_error_set(err, AXB_ERR_FORMAT, "%s: the values of cell %lld are damaged (checksum); start again with --force",
-                               s->cells, (long long)c);
+            st = axb_error_set(err, AXB_ERR_FORMAT,
+                               "%s: the values of cell %lld are damaged (checksum); start again with --force", s->cells,
+                               (long long)c);
         if (!st) memcpy(slots + c * s->slot, buf, (size_t)s->slot * sizeof *buf);
     }
     free(buf);
@@ -124,7 +134,8 @@ axb_status axb_kstore_add(axb_kstore *s, int64_t n, const int64_t *cells, const 
         st = write_all(s->fd, buf, (size_t)(s->slot + 1) * 8, slot_offset(s, cells[i]), s->cells, err);
     }
     free(buf);
-    if (!st && fdatasync(s->fd) != 0) st = axb_error_set(err, AXB_ERR_IO, "%s: cannot sync: %s", s->cells, strerror(errno));
+    if (!st && fdatasync(s->fd) != 0)
+        st = axb_error_set(err, AXB_ERR_IO, "%s: cannot sync: %s", s->cells, strerror(errno));
     if (!st) st = axb_partial_record_add(&s->names, n, cells, err);
     return st;
 }
@@ -135,8 +146,8 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-axb_status axb_kstore_publish(axb_kstore *s, const char *xdmf, const axb_kernel_job *job,
-                              const axb_kernel_result *res, axb_error *err)
+axb_status axb_kstore_publish(axb_kstore *s, const char *xdmf, const axb_kernel_job *job, const axb_kernel_result *res,
+                              axb_error *err)
 {
     axb_partial xd;
     AXB_TRY(axb_partial_names(xdmf, &xd, err));

@@ -138,9 +138,13 @@ typedef struct axb_kstats {
 
 /* One cell's result as computed, stored and gathered: [points, value[nbasis][ncol],
  * error[nbasis][ncol]] doubles. */
-static inline int64_t axb_kslot_size(const axb_kplan *p) { return 1 + 2 * (int64_t)(p->job->per_vertex ? 4 : 1) * p->ncol; }
+static inline int64_t axb_kslot_size(const axb_kplan *p)
+{
+    return 1 + 2 * (int64_t)(p->job->per_vertex ? 4 : 1) * p->ncol;
+}
 
-/* The scratch of a batch of cells (kernel_cells.c). */
+/* The scratch of a batch of cells (kernel_cells.c), at most this many cells. */
+#define AXB_KBATCH_CELLS_MAX 64
 typedef struct axb_kbatch axb_kbatch;
 axb_status axb_kbatch_create(const axb_kplan *p, axb_kbatch **b, axb_error *err);
 void axb_kbatch_free(axb_kbatch *b);

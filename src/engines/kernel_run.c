@@ -103,17 +103,30 @@ static axb_status begin(axb_kplan *p, const axb_kernel_run_opts *o, axb_kstore *
     AXB_TRY(xdmf_path(p, xdmf, err));
     AXB_TRY(axb_kernel_output_check(p->job->output, xdmf, o->force || o->resume, err));
     const axb_partial_mode mode = o->resume ? AXB_PARTIAL_RESUME : o->force ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW;
-    return axb_kstore_begin(store, p->job->output, mode, p->fingerprint, p->mesh.ncell, axb_kslot_size(p), done,
-                            slots, ndone, err);
+    return axb_kstore_begin(store, p->job->output, mode, p->fingerprint, p->mesh.ncell, axb_kslot_size(p), done, slots,
+                            ndone, err);
 }
 
 static void sum_stats(const axb_kplan *p, const axb_kstats *ks, double t_total, int64_t ncell, int64_t ncomputed,
                       axb_kernel_stats *out)
 {
-    double t[8] = {ks->t_locate, p->fwd.t_read + p->bwd.t_read, p->fwd.t_derive + p->bwd.t_derive + ks->t_field,
-                   ks->t_fft, ks->t_integrate, ks->t_wait, ks->t_checkpoint, t_total};
-    int64_t c[9] = {ks->points, ks->channel_points, ks->channel_cells_skipped, p->fwd.read_calls, p->bwd.read_calls,
-                    p->fwd.elements_read, p->bwd.elements_read, 0, 0};
+    double t[8] = {ks->t_locate,
+                   p->fwd.t_read + p->bwd.t_read,
+                   p->fwd.t_derive + p->bwd.t_derive + ks->t_field,
+                   ks->t_fft,
+                   ks->t_integrate,
+                   ks->t_wait,
+                   ks->t_checkpoint,
+                   t_total};
+    int64_t c[9] = {ks->points,
+                    ks->channel_points,
+                    ks->channel_cells_skipped,
+                    p->fwd.read_calls,
+                    p->bwd.read_calls,
+                    p->fwd.elements_read,
+                    p->bwd.elements_read,
+                    0,
+                    0};
     axb_io_stats io;
     axb_db_get_io_stats(p->fwd.db, &io);
     c[7] = io.bytes_read;
@@ -161,9 +174,9 @@ axb_status axb_kernel_run(MPI_Comm comm, const axb_kernel_job *job, const axb_ke
     const bool all_slots = p.rank == 0 || res != NULL;
     uint8_t *done = calloc((size_t)ncell, 1);
     double *slots = all_slots ? calloc((size_t)(ncell * slot), sizeof *slots) : NULL;
-    axb_status st = done && (!all_slots || slots) ? AXB_OK
-                                                  : axb_error_set(err, AXB_ERR_NOMEM, "kernel values of %lld cells",
-                                                                  (long long)ncell);
+    axb_status st = done && (!all_slots || slots)
+        ? AXB_OK
+        : axb_error_set(err, AXB_ERR_NOMEM, "kernel values of %lld cells", (long long)ncell);
     axb_kstore store = {.fd = -1};
     int64_t ndone = 0;
     if (!st && p.rank == 0 && o->write) st = begin(&p, o, &store, done, slots, &ndone, err);

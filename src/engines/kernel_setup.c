@@ -15,6 +15,9 @@
 
 /* Default per-database cache budget and the cells of one integration step (kernel_cells.c). */
 #define CACHE_BYTES ((int64_t)256 << 20)
+/* Cells of one batch. More points per step should mean fewer derivations of each element per
+ * point, but with 20 receivers 32 cells × 4 points read as many reciprocal elements as 8 cells and
+ * waited longer at checkpoints (docs/benchmarks.md); the cache must hold twice a step's elements. */
 #define CELLS_PER_BATCH 8
 
 static axb_status check_pair(const axb_kplan *p, axb_error *err)
@@ -406,8 +409,16 @@ static void make_fingerprint(axb_kplan *p)
     }
     const double num[] = {j->abs_error, j->rel_error, j->damp_radius, p->vp_max};
     h = axb_hash_doubles(h, num, sizeof num / sizeof *num);
-    const int64_t ints[] = {j->per_vertex, j->absolute, j->stf, j->points, j->points_per_step, j->max_points,
-                            j->min_points, j->mask_source_receiver, j->travel_time_skip, p->nfft,
+    const int64_t ints[] = {j->per_vertex,
+                            j->absolute,
+                            j->stf,
+                            j->points,
+                            j->points_per_step,
+                            j->max_points,
+                            j->min_points,
+                            j->mask_source_receiver,
+                            j->travel_time_skip,
+                            p->nfft,
                             AXB_KERNEL_ENDPOINT_FACTOR};
     h = axb_hash_bytes(h, ints, sizeof ints);
     for (int ch = 0; ch < p->nchan; ch++) h = axb_hash_doubles(h, p->chan_t_end + ch, 1);
@@ -480,8 +491,8 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_
     MPI_Comm_rank(comm, &p->rank);
     MPI_Comm_size(comm, &p->size);
     const int pps = job->points_per_step > 0 ? job->points_per_step : 8;
-    p->cells_per_batch = CELLS_PER_BATCH;
-    p->points_per_batch = CELLS_PER_BATCH * pps;
+    p->cells_per_batch = CELLS_PER_BATCH < AXB_KBATCH_CELLS_MAX ? CELLS_PER_BATCH : AXB_KBATCH_CELLS_MAX;
+    p->points_per_batch = p->cells_per_batch * pps;
     const bool rho = wants_density(job);
     /* opening is collective and agrees by itself; a refusal names the job's key */
     AXB_TRY_CTX(err, axb_kdb_open(comm, job->fwd_db, true, rho, cache, p->points_per_batch, &p->fwd, err),

@@ -142,7 +142,7 @@ static axb_status rebalance(const axb_kplan *p, work *w, axb_error *err)
 }
 
 typedef struct round_buf {
-    int64_t cap;   /* cells */
+    int64_t cap; /* cells */
     int64_t n;
     int64_t *cell; /* [cap] */
     double *slot;  /* [cap][slot] */
@@ -180,7 +180,8 @@ static axb_status exchange(const axb_kplan *p, round_buf *r, axb_kstore *store, 
         if (!counts || !displs) st = axb_error_set(err, AXB_ERR_NOMEM, "checkpoint gather");
     }
     st = axb_agree(p->comm, st, err);
-    if (!st) AXB_MPI_CHECK(st, err, MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, p->comm), "gathering finished cells");
+    if (!st)
+        AXB_MPI_CHECK(st, err, MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, p->comm), "gathering finished cells");
     if (!st && p->rank == 0) {
         for (int q = 0; q < p->size; q++) {
             displs[q] = (int)all;

@@ -607,10 +607,10 @@ static axb_status read_options(const kreader *k, const axb_ynode *root, axb_kern
 static axb_status read_job(const kreader *k, const axb_ynode *root, axb_kernel_job *job)
 {
     static const char *const known[] = {
-        "forward-db",     "backward-db",   "event",     "receivers", "mesh",
-        "values",         "perturbations", "stf",       "points",    "points-per-step",
-        "max-points",     "min-points",    "abs-error", "rel-error", "mask-source-receiver",
-        "travel-time-skip", "damp-radius-km", "output",        "kernels",   NULL};
+        "forward-db",       "backward-db",    "event",     "receivers", "mesh",
+        "values",           "perturbations",  "stf",       "points",    "points-per-step",
+        "max-points",       "min-points",     "abs-error", "rel-error", "mask-source-receiver",
+        "travel-time-skip", "damp-radius-km", "output",    "kernels",   NULL};
     if (root->kind != AXB_YNODE_MAP)
         return fail(k, root->line, AXB_ERR_FORMAT, "expected 'key: value' lines (a mapping), found %s",
                     axb_yaml_kind_name(root->kind));
