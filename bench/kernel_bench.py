@@ -460,19 +460,34 @@ def markdown(rep):
          f"{j['cells']:,} cells; {j['points_per_cell']} Monte Carlo points per cell (points-per-step = min-points = "
          f"max-points; cells holding the source or a receiver take up to 32×).", "",
          "| layout | cache | ranks | wall s | cells/s | kernels/s | per rank cells/s | element reads/cell "
-         "| MB read/kernel | read | strain | FFT | integrate | other | cores busy (others before) |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| MB read/kernel | read | strain | FFT | integrate | wait | other | cores busy (others before) |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    shown = ("read", "strain", "fft", "integrate", "wait")
     for r in rep["runs"]:
         sh = r.get("time_share") or {}
-        other = 1 - sum(sh.get(k, 0) for k in ("read", "strain", "fft", "integrate")) if sh else None
+        other = 1 - sum(sh.get(k, 0) for k in shown) if sh else None
         walls = ", ".join(f"{w:.1f}" for w in r["wall_s_each"])
         L.append(f"| {r['layout']} | {r['cache']} | {r['ranks']}{' (oversubscribed)' if r['oversubscribed'] else ''} "
                  f"| {walls} | {r['cells_per_s']:.0f} | {r['kernels_per_s']:.3f} | {r['cells_per_s'] / r['ranks']:.0f} "
                  f"| {fmt(r.get('element_reads_per_cell'), '.2f')} "
                  f"| {fmt(r['bytes_read_per_kernel'] / 1e6 if r.get('bytes_read_per_kernel') is not None else None, '.2f')} "
-                 + "".join(f"| {fmt(100 * sh[k] if k in sh else None, '.0f')} % " for k in ("read", "strain", "fft", "integrate"))
+                 + "".join(f"| {fmt(100 * sh[k] if k in sh else None, '.0f')} % " for k in shown)
                  + f"| {fmt(100 * other if other is not None else None, '.0f')} % "
                  f"| {r['cores_busy']:.2f} ({r['background_cores_max']:.2f}) |")
+    if rep["stats"]:
+        L += ["", "Engine counters (the repetition with the median rate; reads and bytes summed over ranks):", "",
+              "| layout | cache | ranks | engine s | cells computed | points | channel points | channel cells skipped "
+              "| forward: element reads, read calls, MB | reciprocal: element reads, read calls, MB |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rep["runs"]:
+            io = r.get("io", {})
+            side = lambda s: ", ".join(fmt(v, f) for v, f in ((io.get(s, {}).get("element_reads"), ","),
+                                                              (io.get(s, {}).get("read_calls"), ","),
+                                                              (None if io.get(s, {}).get("bytes_read") is None
+                                                               else io[s]["bytes_read"] / 1e6, ",.0f")))
+            L.append(f"| {r['layout']} | {r['cache']} | {r['ranks']} | {fmt(r.get('seconds'), '.1f')} "
+                     f"| {fmt(r.get('cells_computed'), ',')} | {fmt(r.get('points'), ',')} | {fmt(r.get('channel_points'), ',')} "
+                     f"| {fmt(r.get('channel_cells_skipped'), ',')} | {side('fwd')} | {side('bwd')} |")
     busy = [r for r in rep["runs"] if r["background_cores_max"] > 0.1]
     if busy:
         L += ["", f"**Not a quiet machine**: other processes kept up to {max(r['background_cores_max'] for r in busy):.2f} "
@@ -485,8 +500,8 @@ def markdown(rep):
                   "time of `mpirun`, start-up included."]
     else:
         L += ["", "Rates use the engine's own time (rank 0, job read to output written); wall s includes `mpirun` "
-                  "start-up. Time shares are seconds summed over ranks; 'other' is everything else (locating points, "
-                  "checkpoints, waiting, the rest)."]
+                  "start-up. Time shares are of the seconds summed over ranks; 'wait' is time a rank waited for "
+                  "the others, 'other' everything else (locating points, checkpoints, the rest)."]
     return "\n".join(L) + "\n"
 
 
@@ -497,7 +512,7 @@ def plots(rep, out):
         return None
     runs = rep["runs"]
     dat = os.path.join(out, "kernel.dat")
-    keys = ("read", "strain", "fft", "integrate")
+    keys = ("read", "strain", "fft", "integrate", "locate", "wait")
     shares = any(r.get("time_share") for r in runs)
     with open(dat, "w") as f:
         f.write("# run cells/s " + " ".join(keys) + " other (% of the time summed over ranks)\n")
@@ -505,7 +520,7 @@ def plots(rep, out):
             sh = r.get("time_share") or {}
             parts = [100 * sh.get(k, 0) for k in keys]
             other = (100 - sum(parts)) if sh else 0
-            f.write(f"\"{r['layout']}\\n{r['cache']}, {r['ranks']} rank{'s' if r['ranks'] > 1 else ''}\" "
+            f.write(f"\"{r['layout']}\\n{r['cache']}\\n{r['ranks']} rank{'s' if r['ranks'] > 1 else ''}\" "
                     f"{r['cells_per_s']:.3f} " + " ".join(f"{p:.2f}" for p in parts) + f" {other:.2f}\n")
     png = os.path.join(out, "kernel.png")
     j = rep["job"]
@@ -513,15 +528,15 @@ def plots(rep, out):
     ymax = 1.15 * max(r["cells_per_s"] for r in runs)
     title = (f"axibulk kernel, {rep['mode']} run {rep['date']}: {len(j['kernels'])} kernels (vp, vs, rho) on "
              f"{j['cells']:,} voxels, {j['points_per_cell']} points per cell, {rep['database_info']['period']:g} s PREM")
-    right = (f"plot for [i=3:7] '{dat}' using i:xtic(1) title word('read strain FFT integrate other', i-2)"
+    right = (f"plot for [i=3:9] '{dat}' using i:xtic(1) title word('read strain FFT integrate locate wait other', i-2)"
              if shares else
              "set label 1 'no engine counters (axibulk kernel --stats)' at graph 0.5, 0.5 center\n"
              f"plot '{dat}' using (0):xtic(1) notitle")
     script = f"""
-set terminal png size 1200,560
+set terminal png size 1300,600
 set output '{png}'
 set multiplot layout 1,2 title '{title}'
-set bmargin 4
+set bmargin 5
 set style data histograms
 set style histogram cluster gap 1
 set style fill solid border -1
