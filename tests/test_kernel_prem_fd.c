@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     job.abs_error = 0.02;
     axb_kernel_result res;
     axb_error err = AXB_ERROR_INIT;
-    axb_kernel_run_opts ro = {false, T.rank == 0 && getenv("AXB_DEBUG") ? stderr : NULL, false, 0};
+    axb_kernel_run_opts ro = {.progress = T.rank == 0 && getenv("AXB_DEBUG") ? stderr : NULL};
     axb_status st = axb_kernel_run(MPI_COMM_WORLD, &job, &ro, &res, &err);
     CHECK_MSG(&T, st == AXB_OK, "kernel run: %s", err.msg);
     if (st) return test_finish_mpi(&T);

@@ -193,7 +193,7 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     job.stf = sc->deconvolve ? AXB_KSTF_DECONVOLVE : AXB_KSTF_DATABASE;
     job.rel_error = 2e-2;
     job.abs_error = 0.15;
-    axb_kernel_run_opts ro = {false, getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL, false, 0};
+    axb_kernel_run_opts ro = {.progress = getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL};
     axb_kernel_result res;
     axb_error err = AXB_ERROR_INIT;
     axb_status st = axb_kernel_run(MPI_COMM_WORLD, &job, &ro, &res, &err);

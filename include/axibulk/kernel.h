@@ -24,6 +24,27 @@
 extern "C" {
 #endif
 
+/** What a run did, for benchmarks and reports (--stats). Times are seconds summed over ranks. */
+typedef struct axb_kernel_stats {
+    int64_t cells;          /**< of the mesh */
+    int64_t cells_computed; /**< by this run (a resumed run skips the finished ones) */
+    int kernels, columns, channels, ranks;
+    int64_t receivers;
+    double seconds;                 /**< wall time of the whole run (rank 0) */
+    int64_t points;                 /**< points evaluated (forward field) */
+    int64_t channel_points;         /**< backward-field evaluations (point × channel) */
+    int64_t channel_cells_skipped;  /**< (cell, channel) pairs the travel-time rule skipped */
+    int64_t read_calls[2], element_reads[2], bytes_read[2]; /**< forward, backward database */
+    double t_locate;     /**< finding points in the databases' meshes */
+    double t_read;       /**< reading element blocks */
+    double t_strain;     /**< strain from blocks (per element) and fields at the points */
+    double t_fft;        /**< spectra of the fields */
+    double t_integrate;  /**< spectral products, kernel dot products, Monte Carlo sums */
+    double t_wait;       /**< waiting for the slowest rank at checkpoints */
+    double t_checkpoint; /**< gathering and storing finished cells */
+    double t_total;      /**< the ranks' whole run times */
+} axb_kernel_stats;
+
 /** Run options that are not part of the job's physics. */
 typedef struct axb_kernel_run_opts {
     bool force;          /**< replace an existing output */
@@ -32,12 +53,18 @@ typedef struct axb_kernel_run_opts {
     int64_t cache_bytes; /**< per database, the strain derived from element blocks kept between
                               steps (0: 256 MB); at least two steps' elements are always kept.
                               Results do not depend on it, only the reads do. */
+    bool resume;             /**< continue the OUTPUT.partial of a killed run of the same job (needs
+                                  write); the output is identical to an uninterrupted run's */
+    double checkpoint_seconds; /**< about how often finished cells are made durable and progress
+                                    is shown (0: 20 s) */
+    axb_kernel_stats *stats;   /**< filled on rank 0 if not NULL */
 } axb_kernel_run_opts;
 
 /**
  * Runs @p job: opens and checks the databases against each other and the job (one-line errors,
  * AXB_ERR_ARG/RANGE/UNSUPPORTED/FORMAT for bad jobs), builds the mesh, computes every kernel and
- * writes the output. If @p res is not NULL it receives the gathered result (on every rank; free
+ * writes the output. While it runs, OUTPUT.partial (empty until the end), OUTPUT.partial.record
+ * (the finished cells) and OUTPUT.partial.cells (their values) make a kill resumable. If @p res is not NULL it receives the gathered result (on every rank; free
  * with axb_kernel_result_free).
  */
 AXB_NODISCARD axb_status axb_kernel_run(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts,

@@ -113,6 +113,9 @@ typedef struct axb_kernel_job {
                                     1 for AM; default 1e-3), shared among cells by volume */
     double rel_error;          /**< allowed error relative to a cell's value (default 1e-2) */
     bool mask_source_receiver; /**< cells holding the source or the kernel's receiver give 0 */
+    bool travel_time_skip;     /**< a receiver's kernels are 0 without reading its field in cells
+                                    no scattered wave can reach it before the kernels' windows end
+                                    (default true; docs/kernels.md §8) */
     double damp_radius;        /**< m; within it of the source or receiver the integrand is scaled
                                     by distance/radius (0: off) */
     char output[AXB_PATH_MAX]; /**< output HDF5 file; the XDMF file is written beside it */

@@ -62,6 +62,18 @@ typedef struct axb_kernel_result {
 AXB_NODISCARD axb_status axb_kernel_output_write(const char *h5path, const char *xdmfpath, const axb_kernel_job *job,
                                                  const axb_kernel_result *res, bool force, axb_error *err);
 
+/** Checks, before any work, that @p h5path and @p xdmfpath can be written: distinct names, the
+ *  same existing folder, and (unless @p force) neither exists yet. Serial. */
+AXB_NODISCARD axb_status axb_kernel_output_check(const char *h5path, const char *xdmfpath, bool force,
+                                                 axb_error *err);
+
+/** Writes the two files exactly at @p h5file (which must not exist) and @p xdmffile, the XDMF one
+ *  referring to the HDF5 file as @p h5name: for a caller that publishes them itself (the engine's
+ *  checkpointed runs, core/partial). Syncs the HDF5 file. Serial. */
+AXB_NODISCARD axb_status axb_kernel_output_write_files(const char *h5file, const char *xdmffile, const char *h5name,
+                                                       const axb_kernel_job *job, const axb_kernel_result *res,
+                                                       axb_error *err);
+
 /** The XDMF path for an HDF5 output path: "x.h5" -> "x.xdmf", otherwise path + ".xdmf". The
  *  result is written to @p out (size @p n); AXB_ERR_ARG if it does not fit. */
 AXB_NODISCARD axb_status axb_kernel_xdmf_path(const char *h5path, char *out, size_t n, axb_error *err);

@@ -19,6 +19,7 @@ void axb_progress_update(axb_progress *p, int64_t done, double mb_read, double m
     if (rate > 0) axb_format_duration((double)(p->total - done) / rate, eta, sizeof eta);
     fprintf(p->out, "%s: %lld/%lld %s (%.1f %%), %.1f %s/s", p->label, (long long)done, (long long)p->total, p->unit,
             100.0 * (double)done / (double)(p->total > 0 ? p->total : 1), rate, p->rate_unit ? p->rate_unit : p->unit);
+    if (p->rate2_unit) fprintf(p->out, ", %.3g %s/s", rate * p->rate2_per_unit, p->rate2_unit);
     if (mb_read >= 0) fprintf(p->out, ", read %.1f MB/s", mb_read / el);
     if (mb_written >= 0) fprintf(p->out, ", written %.1f MB/s", mb_written / el);
     fprintf(p->out, ", ETA %s\n", eta);

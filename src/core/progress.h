@@ -15,6 +15,8 @@ typedef struct axb_progress {
     const char *label;     /* "extract", "repack", "mkdb" */
     const char *unit;      /* what is counted: "rows", "elements", "points" */
     const char *rate_unit; /* the rate's name ("seismograms"); NULL: the unit */
+    const char *rate2_unit; /* a second rate shown after the first, NULL: none */
+    double rate2_per_unit;  /* ... of rate2_per_unit per unit (e.g. kernels per cell) */
     int64_t total;         /* units to do in this run */
     double interval;       /* seconds between lines */
     double t0, last;       /* wall-clock start and time of the last line */

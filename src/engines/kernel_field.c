@@ -139,13 +139,17 @@ static axb_status fill_missing(axb_kdb *k, int64_t nw, int64_t *missing, int64_t
     axb_batch b;
     while (axb_batch_next(&it, k->want + 2 * k->cache.cap, &b)) {
         const int64_t *ids = k->want + 2 * k->cache.cap;
+        const double t0 = MPI_Wtime();
         AXB_TRY(axb_db_read_elements(k->db, b.nread, ids, AXB_IO_INDEPENDENT, k->blocks, err));
+        const double t1 = MPI_Wtime();
         k->read_calls++;
         k->elements_read += b.nread;
         for (int64_t j = 0; j < b.nread; j++) {
             derive(k, ids[j], k->blocks + j * bf);
             axb_elem_cache_put(&k->cache, ids[j], k->derived);
         }
+        k->t_read += t1 - t0;
+        k->t_derive += MPI_Wtime() - t1;
     }
     *inserted = nm;
     return AXB_OK;

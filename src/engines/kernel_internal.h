@@ -10,6 +10,7 @@
 
 #include "axibulk/db.h"
 #include "axibulk/kernel.h"
+#include "core/partial.h"
 #include "engines/elem_cache.h"
 #include "numerics/kdtree.h"
 #include "numerics/kernel_math.h"
@@ -44,6 +45,7 @@ typedef struct axb_kdb {
     float *derived;            /* one element's cached fields [unit] */
     int64_t *want;             /* [cap] elements of the current request */
     int64_t read_calls, elements_read;
+    double t_read, t_derive; /* seconds in reads and in deriving strain from them */
 } axb_kdb;
 
 /* Opens @p path for the kernel engine (collective): displ_only databases of the @p forward kind.
@@ -113,6 +115,12 @@ typedef struct axb_kplan {
     double *omega2;       /* [nf] (2πf)² */
     fftw_plan r2c;        /* nfft real -> nf complex, fftw_malloc'd buffers */
     int points_per_batch; /* points of one step of a batch of cells */
+    int cells_per_batch;
+    double vp_max;        /* m/s, the forward mesh's fastest P speed (travel-time skip rule) */
+    double *chan_t_end;   /* [nchan] s after the origin: no kernel of the channel can be non-zero at
+                             a point whose straight-line source-point-receiver time at vp_max is
+                             later (latest window end plus the filters' and source's spread) */
+    uint64_t fingerprint; /* of everything that determines the output (a resume must match it) */
 } axb_kplan;
 
 axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts, axb_kplan *p,
@@ -122,15 +130,54 @@ void axb_kplan_free(axb_kplan *p);
 /* Point budget of cells that hold the source or a receiver, relative to max_points. */
 #define AXB_KERNEL_ENDPOINT_FACTOR 32
 
-/* Per-cell results of this rank: value/error [ncell][nbasis][ncol], points [ncell]. Cells not
- * computed here stay 0. */
-typedef struct axb_kcells {
-    int nbasis;
-    double *value, *error;
-    int64_t *points;
-} axb_kcells;
+/* Per-rank timers and counters (seconds, counts). */
+typedef struct axb_kstats {
+    double t_locate, t_field, t_fft, t_integrate, t_checkpoint, t_wait;
+    int64_t cells, points, channel_points, channel_cells_skipped;
+} axb_kstats;
 
-/* Integrates the cells c with c % size == rank (collective only through the final agreement). */
-axb_status axb_kernel_cells(axb_kplan *p, axb_kcells *out, FILE *progress, axb_error *err);
+/* One cell's result as computed, stored and gathered: [points, value[nbasis][ncol],
+ * error[nbasis][ncol]] doubles. */
+static inline int64_t axb_kslot_size(const axb_kplan *p) { return 1 + 2 * (int64_t)(p->job->per_vertex ? 4 : 1) * p->ncol; }
+
+/* The scratch of a batch of cells (kernel_cells.c). */
+typedef struct axb_kbatch axb_kbatch;
+axb_status axb_kbatch_create(const axb_kplan *p, axb_kbatch **b, axb_error *err);
+void axb_kbatch_free(axb_kbatch *b);
+
+/* Integrates cells[0..n) (n at most p->cells_per_batch) to convergence and writes their slots to
+ * out[i · slot size]. A cell's result depends on the cell alone. */
+axb_status axb_kbatch_run(axb_kplan *p, axb_kbatch *b, int n, const int64_t *cells, double *out, axb_kstats *stats,
+                          axb_error *err);
+
+/* Whether cell c holds the source or a receiver (such cells get more points: they go first). */
+bool axb_kcell_has_endpoint(const axb_kplan *p, int64_t c);
+
+/* The checkpoint of a run (kernel_checkpoint.c; rank 0 only). */
+typedef struct axb_kstore {
+    axb_partial names;
+    char cells[AXB_PARTIAL_PATH_MAX + 32];
+    char identity[96];
+    int fd;
+    int64_t ncell, slot;
+} axb_kstore;
+
+/* Starts (NEW, FORCE) or resumes a checkpoint for the output @p output. Resume: marks done[c] for
+ * the recorded cells, counts them in *ndone and copies their slots into slots[c · slot]. */
+axb_status axb_kstore_begin(axb_kstore *s, const char *output, axb_partial_mode mode, uint64_t fingerprint,
+                            int64_t ncell, int64_t slot, uint8_t *done, double *slots, int64_t *ndone, axb_error *err);
+/* Stores the slots of @p n finished cells, syncs them, then records the cells. */
+axb_status axb_kstore_add(axb_kstore *s, int64_t n, const int64_t *cells, const double *slots, axb_error *err);
+/* Writes the output and its XDMF file, publishes both, removes the checkpoint. */
+axb_status axb_kstore_publish(axb_kstore *s, const char *xdmf, const axb_kernel_job *job, const axb_kernel_result *res,
+                              axb_error *err);
+void axb_kstore_close(axb_kstore *s);
+
+/* Shares the cells among the ranks (spatial order, endpoint cells first, batches dealt round
+ * robin), integrates them in rounds that end in a checkpoint, and collects every cell's slot on
+ * rank 0 in slots[c · slot] (cells with done[c] set are not computed again). @p store: rank 0's
+ * checkpoint, or NULL for none. Collective. */
+axb_status axb_kernel_work(axb_kplan *p, const uint8_t *done, axb_kstore *store, double *slots, double round_seconds,
+                           FILE *progress, axb_kstats *stats, axb_error *err);
 
 #endif

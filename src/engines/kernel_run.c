@@ -1,6 +1,7 @@
-/* `axibulk kernel` as a library call: plan, integrate the cells on every rank, gather the values
- * (each cell has exactly one owner, so a sum over ranks is exact and the result does not depend on
- * the rank count), assemble per-vertex values in cell order, write on rank 0. */
+/* `axibulk kernel` as a library call: plan, check the output and start (or resume) its checkpoint,
+ * integrate the cells on every rank (kernel_work.c: each cell has exactly one owner and its
+ * values depend on the cell alone, so they do not depend on the rank count or on a resume), let
+ * rank 0 assemble per-vertex values in cell order and write. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,23 +10,13 @@
 #include "core/mpi_check.h"
 #include "engines/kernel_internal.h"
 
-static axb_status gather(const axb_kplan *p, axb_kcells *c, axb_error *err)
-{
-    const int64_t n = p->mesh.ncell * c->nbasis * p->ncol;
-    AXB_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, c->value, (int)n, MPI_DOUBLE, MPI_SUM, p->comm),
-                "gathering kernel values");
-    AXB_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, c->error, (int)n, MPI_DOUBLE, MPI_SUM, p->comm),
-                "gathering kernel errors");
-    AXB_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, c->points, (int)p->mesh.ncell, MPI_INT64_T, MPI_SUM, p->comm),
-                "gathering point counts");
-    return AXB_OK;
-}
-
 /* The result in the output's shape: per cell, or per vertex (Σ over the cells sharing a vertex of
  * their hat-function integrals; errors added in quadrature). */
-static axb_status assemble(axb_kplan *p, const axb_kcells *c, axb_kernel_result *res, axb_error *err)
+static axb_status assemble(axb_kplan *p, const double *slots, axb_kernel_result *res, axb_error *err)
 {
     const axb_kernel_job *j = p->job;
+    const int nbasis = j->per_vertex ? 4 : 1;
+    const int64_t slot = axb_kslot_size(p), nv = (int64_t)nbasis * p->ncol;
     const int64_t ncell = p->mesh.ncell, nitems = j->per_vertex ? p->mesh.nvert : ncell;
     memset(res, 0, sizeof *res);
     res->per_vertex = j->per_vertex;
@@ -46,14 +37,15 @@ static axb_status assemble(axb_kplan *p, const axb_kcells *c, axb_kernel_result 
     }
     memcpy(res->columns, p->col, (size_t)p->ncol * sizeof *p->col);
     for (int64_t e = 0; e < ncell; e++) {
-        res->npoints[e] = c->points[e];
+        const double *s = slots + e * slot;
+        res->npoints[e] = (int64_t)s[0];
         res->volume[e] = axb_invmesh_cell_volume(&p->mesh, e);
-        for (int b = 0; b < c->nbasis; b++) {
+        for (int b = 0; b < nbasis; b++) {
             const int64_t item = j->per_vertex ? p->mesh.cell[4 * e + b] : e;
             for (int col = 0; col < p->ncol; col++) {
-                const int64_t o = (e * c->nbasis + b) * p->ncol + col;
-                res->value[col * nitems + item] += c->value[o];
-                res->error[col * nitems + item] += c->error[o] * c->error[o];
+                const int64_t o = (int64_t)b * p->ncol + col;
+                res->value[col * nitems + item] += s[1 + o];
+                res->error[col * nitems + item] += s[1 + nv + o] * s[1 + nv + o];
             }
         }
     }
@@ -97,37 +89,115 @@ void axb_kernel_result_free(axb_kernel_result *res)
     memset(res, 0, sizeof *res);
 }
 
-static axb_status write_result(const axb_kplan *p, const axb_kernel_run_opts *o, const axb_kernel_result *res,
-                               axb_error *err)
+static axb_status xdmf_path(const axb_kplan *p, char *xdmf, axb_error *err)
 {
-    if (p->rank != 0 || !o->write) return AXB_OK;
+    return axb_kernel_xdmf_path(p->job->output, xdmf, AXB_PATH_MAX, err);
+}
+
+/* Rank 0: the output can be written (checked before any work), and the checkpoint is started or
+ * resumed. */
+static axb_status begin(axb_kplan *p, const axb_kernel_run_opts *o, axb_kstore *store, uint8_t *done, double *slots,
+                        int64_t *ndone, axb_error *err)
+{
     char xdmf[AXB_PATH_MAX];
-    AXB_TRY(axb_kernel_xdmf_path(p->job->output, xdmf, sizeof xdmf, err));
-    return axb_kernel_output_write(p->job->output, xdmf, p->job, res, o->force, err);
+    AXB_TRY(xdmf_path(p, xdmf, err));
+    AXB_TRY(axb_kernel_output_check(p->job->output, xdmf, o->force || o->resume, err));
+    const axb_partial_mode mode = o->resume ? AXB_PARTIAL_RESUME : o->force ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW;
+    return axb_kstore_begin(store, p->job->output, mode, p->fingerprint, p->mesh.ncell, axb_kslot_size(p), done,
+                            slots, ndone, err);
+}
+
+static void sum_stats(const axb_kplan *p, const axb_kstats *ks, double t_total, int64_t ncell, int64_t ncomputed,
+                      axb_kernel_stats *out)
+{
+    double t[8] = {ks->t_locate, p->fwd.t_read + p->bwd.t_read, p->fwd.t_derive + p->bwd.t_derive + ks->t_field,
+                   ks->t_fft, ks->t_integrate, ks->t_wait, ks->t_checkpoint, t_total};
+    int64_t c[9] = {ks->points, ks->channel_points, ks->channel_cells_skipped, p->fwd.read_calls, p->bwd.read_calls,
+                    p->fwd.elements_read, p->bwd.elements_read, 0, 0};
+    axb_io_stats io;
+    axb_db_get_io_stats(p->fwd.db, &io);
+    c[7] = io.bytes_read;
+    axb_db_get_io_stats(p->bwd.db, &io);
+    c[8] = io.bytes_read;
+    /* statistics only: a failed reduction leaves this rank's own numbers */
+    (void)MPI_Reduce(p->rank == 0 ? MPI_IN_PLACE : t, t, 8, MPI_DOUBLE, MPI_SUM, 0, p->comm);
+    (void)MPI_Reduce(p->rank == 0 ? MPI_IN_PLACE : c, c, 9, MPI_INT64_T, MPI_SUM, 0, p->comm);
+    if (p->rank != 0 || !out) return;
+    const axb_kernel_job *j = p->job;
+    *out = (axb_kernel_stats){.cells = ncell,
+                              .cells_computed = ncomputed,
+                              .kernels = j->nkernels,
+                              .columns = p->ncol,
+                              .channels = p->nchan,
+                              .ranks = p->size,
+                              .receivers = j->nreceivers,
+                              .points = c[0],
+                              .channel_points = c[1],
+                              .channel_cells_skipped = c[2],
+                              .read_calls = {c[3], c[4]},
+                              .element_reads = {c[5], c[6]},
+                              .bytes_read = {c[7], c[8]},
+                              .t_locate = t[0],
+                              .t_read = t[1],
+                              .t_strain = t[2],
+                              .t_fft = t[3],
+                              .t_integrate = t[4],
+                              .t_wait = t[5],
+                              .t_checkpoint = t[6],
+                              .t_total = t[7]};
 }
 
 axb_status axb_kernel_run(MPI_Comm comm, const axb_kernel_job *job, const axb_kernel_run_opts *opts,
                           axb_kernel_result *res, axb_error *err)
 {
-    const axb_kernel_run_opts none = {false, NULL, false, 0};
+    const axb_kernel_run_opts none = {0};
     const axb_kernel_run_opts *o = opts ? opts : &none;
+    AXB_CHECK(err, !o->resume || o->write, AXB_ERR_ARG, "a resume needs the output to be written");
     const double t0 = MPI_Wtime();
     axb_kplan p;
     AXB_TRY(axb_kplan_create(comm, job, o, &p, err));
-    axb_kcells cells = {0};
-    axb_status st = axb_kernel_cells(&p, &cells, o->progress, err);
+    const int64_t ncell = p.mesh.ncell, slot = axb_kslot_size(&p);
+    /* every rank needs the cells' values only to return them; the output needs them on rank 0 */
+    const bool all_slots = p.rank == 0 || res != NULL;
+    uint8_t *done = calloc((size_t)ncell, 1);
+    double *slots = all_slots ? calloc((size_t)(ncell * slot), sizeof *slots) : NULL;
+    axb_status st = done && (!all_slots || slots) ? AXB_OK
+                                                  : axb_error_set(err, AXB_ERR_NOMEM, "kernel values of %lld cells",
+                                                                  (long long)ncell);
+    axb_kstore store = {.fd = -1};
+    int64_t ndone = 0;
+    if (!st && p.rank == 0 && o->write) st = begin(&p, o, &store, done, slots, &ndone, err);
     st = axb_agree(comm, st, err);
-    if (!st) st = gather(&p, &cells, err);
+    if (!st) AXB_MPI_CHECK(st, err, MPI_Bcast(done, (int)ncell, MPI_UINT8_T, 0, comm), "sharing the finished cells");
+    st = axb_agree(comm, st, err);
+    axb_kstats ks = {0};
+    if (!st)
+        st = axb_kernel_work(&p, done, p.rank == 0 && o->write ? &store : NULL, slots,
+                             o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 20.0, o->progress, &ks, err);
+    if (!st && res && slots)
+        AXB_MPI_CHECK(st, err, MPI_Bcast(slots, (int)(ncell * slot), MPI_DOUBLE, 0, comm), "sharing the kernel values");
+    st = axb_agree(comm, st, err);
     axb_kernel_result r = {0};
-    if (!st) st = assemble(&p, &cells, &r, err);
+    if (!st && slots) st = assemble(&p, slots, &r, err);
     st = axb_agree(comm, st, err);
     if (!st) {
         r.seconds = MPI_Wtime() - t0;
-        st = axb_agree(comm, write_result(&p, o, &r, err), err);
+        if (p.rank == 0 && o->write) {
+            char xdmf[AXB_PATH_MAX];
+            st = xdmf_path(&p, xdmf, err);
+            if (!st) st = axb_kstore_publish(&store, xdmf, job, &r, err);
+        }
+        st = axb_agree(comm, st, err);
     }
-    free(cells.value);
-    free(cells.error);
-    free(cells.points);
+    if (!st) {
+        int64_t computed = 0;
+        for (int64_t c = 0; c < ncell; c++) computed += !done[c];
+        sum_stats(&p, &ks, MPI_Wtime() - t0, ncell, computed, o->stats);
+        if (p.rank == 0 && o->stats) o->stats->seconds = MPI_Wtime() - t0;
+    }
+    if (p.rank == 0) axb_kstore_close(&store);
+    free(done);
+    free(slots);
     axb_kplan_free(&p);
     if (!st && res)
         *res = r;

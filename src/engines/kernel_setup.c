@@ -8,6 +8,7 @@
 
 #include "axibulk/geometry.h"
 #include "core/agree.h"
+#include "core/hash.h"
 #include "engines/kernel_internal.h"
 
 #define DEG (acos(-1.0) / 180.0)
@@ -344,6 +345,75 @@ static axb_status make_columns(axb_kplan *p, axb_error *err)
     return AXB_OK;
 }
 
+/* The longest period a kernel's filter lets through, roughly: its impulse response (zero-phase
+ * filters reach that far before their peak) and the wave's onset spread over about this. */
+static double longest_period(const axb_filter_spec *f)
+{
+    switch (f->kind) {
+    case AXB_FILTER_LOWPASS:
+    case AXB_FILTER_HIGHPASS:
+    case AXB_FILTER_BANDPASS: return 1.0 / f->f1;
+    case AXB_FILTER_LOGGABOR: return 2.0 * f->period;
+    default: return 0.0;
+    }
+}
+
+/* The travel-time skip rule's data (docs/kernels.md §9): the fastest P speed of the forward mesh
+ * and, per channel, the time after the origin beyond which a scattered wave cannot matter: the
+ * latest window end of its kernels plus 1.5 of their longest filter period and the databases'
+ * source period (the acausal spread of zero-phase filters and the source pulse). MC Kernel's rule
+ * uses the window end alone, and for S-type parameters vs_max; vp_max for every parameter is
+ * what keeps P-to-P scattering off shear-modulus perturbations. */
+static axb_status make_skip(axb_kplan *p, axb_error *err)
+{
+    const axb_mesh *m = p->fwd.mesh;
+    p->vp_max = 0;
+    for (int64_t i = 0; m->vp && i < m->npoints; i++) p->vp_max = fmax(p->vp_max, (double)m->vp[i]);
+    AXB_CHECK(err, p->vp_max > 0, AXB_ERR_FORMAT, "%s: the mesh has no P speeds", p->job->fwd_db);
+    p->chan_t_end = calloc((size_t)p->nchan, sizeof *p->chan_t_end);
+    AXB_CHECK(err, p->chan_t_end, AXB_ERR_NOMEM, "kernel channels");
+    for (int k = 0; k < p->job->nkernels; k++) {
+        const axb_kernel_def *d = p->job->kernels + k;
+        const double spread = 1.5 * fmax(longest_period(&d->filter), p->fwd.info->period);
+        double *t = p->chan_t_end + p->meas[k].channel;
+        *t = fmax(*t, d->t2 + spread);
+    }
+    return AXB_OK;
+}
+
+/* Everything that determines the output, as computed: the mesh, the source and receivers, each
+ * kernel's weight spectrum (filter, window, source handling and the reference seismogram, so the
+ * databases' data too), the columns and the integration settings. */
+static void make_fingerprint(axb_kplan *p)
+{
+    const axb_kernel_job *j = p->job;
+    uint64_t h = AXB_HASH_INIT;
+    h = axb_hash_i64(h, p->mesh.type);
+    h = axb_hash_doubles(h, p->mesh.vert, (size_t)(3 * p->mesh.nvert));
+    h = axb_hash_bytes(h, p->mesh.cell, (size_t)(p->mesh.ncell * axb_cell_nvert(p->mesh.type)) * sizeof *p->mesh.cell);
+    h = axb_hash_doubles(h, p->src_xyz, 3);
+    h = axb_hash_doubles(h, j->event.m, 6);
+    for (int64_t r = 0; r < j->nreceivers; r++) h = axb_hash_doubles(h, p->rec_xyz[r], 3);
+    for (int k = 0; k < j->nkernels; k++) {
+        h = axb_hash_i64(h, p->meas[k].channel);
+        h = axb_hash_i64(h, p->meas[k].base);
+        h = axb_hash_bytes(h, p->meas[k].G, (size_t)p->nf * sizeof *p->meas[k].G);
+        h = axb_hash_doubles(h, p->chan[p->meas[k].channel].n, 3);
+    }
+    for (int c = 0; c < p->ncol; c++) {
+        h = axb_hash_str(h, p->col[c].name);
+        h = axb_hash_i64(h, p->col[c].param);
+    }
+    const double num[] = {j->abs_error, j->rel_error, j->damp_radius, p->vp_max};
+    h = axb_hash_doubles(h, num, sizeof num / sizeof *num);
+    const int64_t ints[] = {j->per_vertex, j->absolute, j->stf, j->points, j->points_per_step, j->max_points,
+                            j->min_points, j->mask_source_receiver, j->travel_time_skip, p->nfft,
+                            AXB_KERNEL_ENDPOINT_FACTOR};
+    h = axb_hash_bytes(h, ints, sizeof ints);
+    for (int ch = 0; ch < p->nchan; ch++) h = axb_hash_doubles(h, p->chan_t_end + ch, 1);
+    p->fingerprint = h;
+}
+
 static axb_status make_fft(axb_kplan *p, axb_error *err)
 {
     p->nfft = 16;
@@ -387,6 +457,8 @@ static axb_status plan_rest(axb_kplan *p, FILE *progress, axb_error *err)
     AXB_TRY(make_fft(p, err));
     AXB_TRY(make_measurements(p, err));
     AXB_TRY(make_columns(p, err));
+    AXB_TRY(make_skip(p, err));
+    make_fingerprint(p);
     return AXB_OK;
 }
 
@@ -408,6 +480,7 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_
     MPI_Comm_rank(comm, &p->rank);
     MPI_Comm_size(comm, &p->size);
     const int pps = job->points_per_step > 0 ? job->points_per_step : 8;
+    p->cells_per_batch = CELLS_PER_BATCH;
     p->points_per_batch = CELLS_PER_BATCH * pps;
     const bool rho = wants_density(job);
     /* opening is collective and agrees by itself; a refusal names the job's key */
@@ -437,6 +510,7 @@ void axb_kplan_free(axb_kplan *p)
     free(p->meas);
     free(p->col);
     free(p->omega2);
+    free(p->chan_t_end);
     if (p->r2c) fftw_destroy_plan(p->r2c);
     memset(p, 0, sizeof *p);
 }

@@ -48,6 +48,7 @@ void axb_kernel_job_defaults(axb_kernel_job *job)
     job->abs_error = 1e-3;
     job->rel_error = 1e-2;
     job->damp_radius = 0;
+    job->travel_time_skip = true;
     snprintf(job->output, sizeof job->output, "kernels.h5");
 }
 
@@ -584,6 +585,8 @@ static axb_status read_options(const kreader *k, const axb_ynode *root, axb_kern
     }
     if ((n = axb_yaml_get(root, "mask-source-receiver", NULL)))
         AXB_TRY(get_bool(k, n, "mask-source-receiver", &job->mask_source_receiver));
+    if ((n = axb_yaml_get(root, "travel-time-skip", NULL)))
+        AXB_TRY(get_bool(k, n, "travel-time-skip", &job->travel_time_skip));
     if ((n = axb_yaml_get(root, "damp-radius-km", NULL))) {
         double r;
         AXB_TRY(get_double(k, n, "damp-radius-km", &r));
@@ -607,7 +610,7 @@ static axb_status read_job(const kreader *k, const axb_ynode *root, axb_kernel_j
         "forward-db",     "backward-db",   "event",     "receivers", "mesh",
         "values",         "perturbations", "stf",       "points",    "points-per-step",
         "max-points",     "min-points",    "abs-error", "rel-error", "mask-source-receiver",
-        "damp-radius-km", "output",        "kernels",   NULL};
+        "travel-time-skip", "damp-radius-km", "output",        "kernels",   NULL};
     if (root->kind != AXB_YNODE_MAP)
         return fail(k, root->line, AXB_ERR_FORMAT, "expected 'key: value' lines (a mapping), found %s",
                     axb_yaml_kind_name(root->kind));

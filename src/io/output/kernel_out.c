@@ -460,11 +460,9 @@ static axb_status check_same_folder(const char *h5path, const char *xdmfpath, ax
     return AXB_OK;
 }
 
-axb_status axb_kernel_output_write(const char *h5path, const char *xdmfpath, const axb_kernel_job *job,
-                                   const axb_kernel_result *res, bool force, axb_error *err)
+axb_status axb_kernel_output_check(const char *h5path, const char *xdmfpath, bool force, axb_error *err)
 {
     AXB_CHECK(err, h5path && xdmfpath, AXB_ERR_ARG, "kernel output: no file name given");
-    AXB_TRY(check_result(job, res, err));
     axb_partial h5, xd;
     AXB_TRY(axb_partial_names(h5path, &h5, err));
     AXB_TRY(axb_partial_names(xdmfpath, &xd, err));
@@ -474,12 +472,31 @@ axb_status axb_kernel_output_write(const char *h5path, const char *xdmfpath, con
         AXB_CHECK(err, !path_exists(h5path), AXB_ERR_IO, "%s already exists (use --force to replace it)", h5path);
         AXB_CHECK(err, !path_exists(xdmfpath), AXB_ERR_IO, "%s already exists (use --force to replace it)", xdmfpath);
     }
+    return AXB_OK;
+}
+
+axb_status axb_kernel_output_write_files(const char *h5file, const char *xdmffile, const char *h5name,
+                                         const axb_kernel_job *job, const axb_kernel_result *res, axb_error *err)
+{
+    AXB_TRY(check_result(job, res, err));
+    axb_status st = write_h5(h5file, job, res, err);
+    if (st == AXB_OK) st = write_xdmf(xdmffile, h5name, res, err);
+    return st;
+}
+
+axb_status axb_kernel_output_write(const char *h5path, const char *xdmfpath, const axb_kernel_job *job,
+                                   const axb_kernel_result *res, bool force, axb_error *err)
+{
+    AXB_TRY(axb_kernel_output_check(h5path, xdmfpath, force, err));
+    AXB_TRY(check_result(job, res, err));
+    axb_partial h5, xd;
+    AXB_TRY(axb_partial_names(h5path, &h5, err));
+    AXB_TRY(axb_partial_names(xdmfpath, &xd, err));
     /* Written in one go, so a leftover NAME.partial is a killed write with nothing to resume. The
      * old output stays in place until the new one replaces it by rename. */
     AXB_TRY(axb_partial_prepare(&h5, AXB_PARTIAL_FORCE, err));
     AXB_TRY(axb_partial_prepare(&xd, AXB_PARTIAL_FORCE, err));
-    axb_status st = write_h5(h5.partial, job, res, err);
-    if (st == AXB_OK) st = write_xdmf(xd.partial, base_name(h5path), res, err);
+    axb_status st = axb_kernel_output_write_files(h5.partial, xd.partial, base_name(h5path), job, res, err);
     /* the HDF5 file first: a published XDMF file never refers to a missing one */
     if (st == AXB_OK) st = axb_partial_publish(&h5, err);
     if (st == AXB_OK) st = axb_partial_publish(&xd, err);
