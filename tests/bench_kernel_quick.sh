@@ -38,7 +38,7 @@ for r in rep["runs"]:
     check(r["cells_per_s"] > 0 and r["kernels"] == len(job["kernels"]), f"no kernels in {r['layout']} {r['cache']} {r['ranks']}")
     if rep["stats"]:
         check(r.get("element_reads_per_cell", 0) > 0 and r.get("bytes_read_per_kernel", 0) > 0, f"I/O counters of {r['layout']} {r['cache']} {r['ranks']}")
-        check(abs(sum(r.get("time_share", {}).values()) - 1) < 1e-6, f"time shares of {r['layout']} {r['cache']} {r['ranks']}")
+        check(abs(sum(r.get("time_share", {}).values()) - 1) < 1e-3, f"time shares of {r['layout']} {r['cache']} {r['ranks']}")
 for name in ("ranks_2_vs_1_merged_warm", "merged_vs_original_warm_2", "warm_vs_cold_merged_2"):
     check(rep["ratios"].get(name, {}).get("value", 0) > 0, f"ratio {name}")
 md = open(os.path.join(out, "kernel_bench.md")).read()
