@@ -360,6 +360,7 @@ def main():
             desc = make_job(jd, infos["fwd"], infos["bwd"], dbs[(layout, "fwd")], dbs[(layout, "bwd")], nrec, counts, points,
                             a.filter_order)
         raw = {c: [] for c in configs}
+        done = []
         for rep in range(reps):
             for c in configs:
                 layout, cache, ranks = c
@@ -379,6 +380,13 @@ def main():
                       f"{d['cells_per_s']:.1f} cells/s, {d['kernels_per_s']:.3f} kernels/s; cores busy {busy:.2f}, "
                       f"before the run {bg:.2f}" + ("  (machine not quiet)" if bg > 0.1 else ""), file=sys.stderr)
                 raw[c].append(d)
+                done.append((c, wall))
+                left = [x for x in configs[configs.index(c) + 1:]] + configs * (reps - rep - 1)
+                if left:
+                    # a guess from the runs so far: per-core speed as measured, 2 ranks ~1.8x
+                    per_core = statistics.median(w * (1 if x[2] == 1 else x[2] / 1.8) for x, w in done)
+                    eta = sum(per_core / (1 if x[2] == 1 else x[2] / 1.8) for x in left)
+                    print(f"bench/kernel_bench.py: {len(left)} run(s) left, about {eta / 60:.0f} min", file=sys.stderr)
         # keep the last output's reference seismograms for a look at the windows
         if os.path.exists(out_h5):
             shutil.copyfile(out_h5, os.path.join(a.out, "kernel_bench.h5"))
