@@ -233,8 +233,8 @@ def background(seconds=2.0):
     return (cpu_busy() - b) / (time.perf_counter() - t)
 
 
-def kernel_run(axb, job, ranks, out_h5, stats):
-    cmd = ["mpirun", "-n", str(ranks), axb, "kernel", "--job", job, "-o", out_h5, "--force", "-q"]
+def kernel_run(axb, job, ranks, out_h5, stats, extra=()):
+    cmd = ["mpirun", "-n", str(ranks), axb, "kernel", "--job", job, "-o", out_h5, "--force", "-q", *extra]
     if stats:
         cmd += ["--stats", stats]
         if os.path.exists(stats):
@@ -294,6 +294,15 @@ def derive(job, wall, st):
     return r
 
 
+def commit():
+    """The repository's commit (the binary is assumed built from it), '+' if the tree has changes."""
+    try:
+        h = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty=+"], capture_output=True, text=True)
+        return h.stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
 def parse_runs(text):
     out = []
     for item in text.split(","):
@@ -321,6 +330,7 @@ def main():
     ap.add_argument("--receivers", type=int, help="receivers (default 20; quick 4)")
     ap.add_argument("--points", type=int, help="Monte Carlo points per cell (default 4)")
     ap.add_argument("--filter-order", type=int, default=8, help="Butterworth order (default 8)")
+    ap.add_argument("--cache-mb", type=int, help="axibulk kernel --cache-mb (default: the engine's)")
     ap.add_argument("--runs", help="layout:cache:ranks,... (default: " + FULL["runs"] + ")")
     a = ap.parse_args()
     cfg = QUICK if a.quick else FULL
@@ -364,6 +374,7 @@ def main():
                             a.filter_order)
         raw = {c: [] for c in configs}
         done = []
+        extra = ["--cache-mb", str(a.cache_mb)] if a.cache_mb is not None else []
         for rep in range(reps):
             for c in configs:
                 layout, cache, ranks = c
@@ -376,7 +387,7 @@ def main():
                 bg = background(0.5 if a.quick else 2.0)
                 if cache == "cold":
                     drop(fl)  # again: the pause may have let something read them
-                wall, busy, st = kernel_run(axb, jobs[layout], ranks, out_h5, stats)
+                wall, busy, st = kernel_run(axb, jobs[layout], ranks, out_h5, stats, extra)
                 d = derive(desc, wall, st)
                 d.update(background_cores=round(bg, 2), cores_busy=round(busy, 2))
                 print(f"bench/kernel_bench.py: {layout} {cache} {ranks} rank(s): {wall:.1f} s, "
@@ -420,7 +431,8 @@ def main():
         ratio("warm_vs_cold_original_2", ("original", "warm", 2), ("original", "cold", 2), "original, 2 ranks: warm / cold")
         report = dict(
             date=time.strftime("%Y-%m-%d"), mode="quick" if a.quick else "full", cores=os.cpu_count(),
-            axibulk=axb, stats=has_stats, repetitions=reps,
+            axibulk=axb, stats=has_stats, repetitions=reps, cache_mb=a.cache_mb, commit=commit(),
+            output_dir=os.path.dirname(out_h5),
             databases={f"{k[0]}-{k[1]}": dict(path=dbs[k], bytes=sizes[k]) for k in dbs},
             database_info=dict(period=infos["fwd"]["dominant_period"], dt=infos["fwd"]["dt"],
                                samples=infos["fwd"]["samples"], elements=infos["fwd"]["elements"],
@@ -471,7 +483,11 @@ def markdown(rep):
          f"{j['filter_order']}), cc misfit, vp/vs/rho: {len(j['kernels'])} kernels, {j['columns']} columns.",
          f"- Mesh: global voxels, depth {j['depth_km'][0]:g}–{j['depth_km'][1]:g} km, {j['counts'][0]} × {j['counts'][1]} × {j['counts'][2]} = "
          f"{j['cells']:,} cells; {j['points_per_cell']} Monte Carlo points per cell (points-per-step = min-points = "
-         f"max-points; cells holding the source or a receiver take up to 32×).", "",
+         f"max-points; cells holding the source or a receiver take up to 32×).",
+         f"- Each run: `mpirun -n RANKS axibulk kernel --job job.yaml -o OUT --force -q --stats FILE"
+         f"{' --cache-mb ' + str(rep['cache_mb']) if rep.get('cache_mb') is not None else ''}` (strain cache "
+         f"{'the engine default' if rep.get('cache_mb') is None else str(rep['cache_mb']) + ' MB'} per database), "
+         f"axibulk {rep.get('commit', '?')}; output in `{rep.get('output_dir', '?')}`.", "",
          "| layout | cache | ranks | wall s | cells/s | kernels/s | per rank cells/s | element reads/cell "
          "| MB read/kernel | read | strain | FFT | integrate | wait | other | cores busy (others before) |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
