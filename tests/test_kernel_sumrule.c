@@ -193,10 +193,16 @@ static void run_case(check_ctx *T, const scase *sc, const char *fdir, const char
     job.stf = sc->deconvolve ? AXB_KSTF_DECONVOLVE : AXB_KSTF_DATABASE;
     job.rel_error = 2e-2;
     job.abs_error = 0.15;
-    axb_kernel_run_opts ro = {.progress = getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL};
+    axb_kernel_stats ks = {0};
+    axb_kernel_run_opts ro = {.progress = getenv("AXB_DEBUG") && rank == 0 ? stderr : NULL, .stats = &ks};
     axb_kernel_result res;
     axb_error err = AXB_ERROR_INIT;
     axb_status st = axb_kernel_run(MPI_COMM_WORLD, &job, &ro, &res, &err);
+    if (!st && rank == 0 && getenv("AXB_DEBUG"))
+        printf("%s: %.1f s; summed over ranks: locate %.1f read %.1f strain %.1f fft %.1f integrate %.1f wait %.1f "
+               "checkpoint %.1f total %.1f s; element reads %lld + %lld\n",
+               sc->what, ks.seconds, ks.t_locate, ks.t_read, ks.t_strain, ks.t_fft, ks.t_integrate, ks.t_wait,
+               ks.t_checkpoint, ks.t_total, (long long)ks.element_reads[0], (long long)ks.element_reads[1]);
     CHECK_MSG(T, st == AXB_OK, "%s kernel run: %s", sc->what, err.msg);
     if (st) return;
     const int64_t ncell = res.mesh->ncell;

@@ -358,7 +358,7 @@ static double longest_period(const axb_filter_spec *f)
     }
 }
 
-/* The travel-time skip rule's data (docs/kernels.md §9): the fastest P speed of the forward mesh
+/* The travel-time skip rule's data (docs/kernels.md §8, K30): the fastest P speed of the forward mesh
  * and, per channel, the time after the origin beyond which a scattered wave cannot matter: the
  * latest window end of its kernels plus 1.5 of their longest filter period and the databases'
  * source period (the acausal spread of zero-phase filters and the source pulse). MC Kernel's rule

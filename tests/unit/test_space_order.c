@@ -39,10 +39,39 @@ static void grid_curve(check_ctx *T, int k)
     free(seen);
 }
 
+/* The 2-D order of a full 2^k × 2^k grid of points visits every point once, each step to an edge
+ * neighbour (what repack's element order relies on). */
+static void grid_curve2(check_ctx *T, int k)
+{
+    const int n = 1 << k, N = n * n;
+    double *xy = malloc((size_t)N * 2 * sizeof *xy);
+    int64_t *o = malloc((size_t)N * sizeof *o);
+    for (int i = 0; i < N; i++) {
+        xy[2 * i] = i % n;
+        xy[2 * i + 1] = i / n;
+    }
+    axb_error err = AXB_ERROR_INIT;
+    CHECK(T, axb_hilbert2_order(N, xy, o, &err) == AXB_OK);
+    int bad = 0;
+    char *seen = calloc((size_t)N, 1);
+    for (int i = 0; i < N; i++) {
+        if (o[i] < 0 || o[i] >= N || seen[o[i]]++) bad++;
+        if (i > 0) {
+            const double dx = fabs(xy[2 * o[i]] - xy[2 * o[i - 1]]), dy = fabs(xy[2 * o[i] + 1] - xy[2 * o[i - 1] + 1]);
+            if (dx + dy != 1) bad++;
+        }
+    }
+    CHECK_MSG(T, bad == 0, "2-D, k = %d: %d points repeated or steps not to an edge neighbour", k, bad);
+    free(seen);
+    free(xy);
+    free(o);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
     for (int k = 1; k <= 4; k++) grid_curve(&T, k);
+    for (int k = 1; k <= 5; k++) grid_curve2(&T, k);
     enum { N = 4000 };
     double *xyz = malloc(3 * N * sizeof *xyz);
     int64_t *o = malloc(N * sizeof *o), *o2 = malloc(N * sizeof *o2);
