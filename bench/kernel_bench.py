@@ -320,10 +320,10 @@ def parse_runs(text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fwd", default=os.path.join(DEFAULT_DB, "prem_25s_fwd"),
-                    help="forward database, original layout (default: %(default)s)")
-    ap.add_argument("--bwd", default=os.path.join(DEFAULT_DB, "prem_25s_bwd"),
-                    help="reciprocal database, original layout (default: %(default)s)")
+    ap.add_argument("--fwd", help="forward database, original layout (default: " + os.path.join(DEFAULT_DB, "prem_25s_fwd")
+                    + "; --quick: the shared 100 s one)")
+    ap.add_argument("--bwd", help="reciprocal database, original layout (default: " + os.path.join(DEFAULT_DB, "prem_25s_bwd")
+                    + "; --quick: the shared 100 s one)")
     ap.add_argument("--quick", action="store_true", help="tiny mesh, 4 receivers (CI)")
     ap.add_argument("--axibulk", default=os.path.join(ROOT, "build", "release", "src", "axibulk"))
     ap.add_argument("--work", help="folder for the merged copies and the job (default: a temporary one, removed)")
@@ -339,6 +339,9 @@ def main():
     ap.add_argument("--runs", help="layout:cache:ranks,... (default: " + FULL["runs"] + ")")
     a = ap.parse_args()
     cfg = QUICK if a.quick else FULL
+    shared = os.path.join(ROOT, "..", "shared", "data", "axisem-prem-100s")
+    a.fwd = a.fwd or (os.path.join(shared, "100s_db_fwd") if a.quick else os.path.join(DEFAULT_DB, "prem_25s_fwd"))
+    a.bwd = a.bwd or (os.path.join(shared, "100s_db_bwd_displ_only") if a.quick else os.path.join(DEFAULT_DB, "prem_25s_bwd"))
     reps = a.reps or cfg["reps"]
     counts = tuple(int(x) for x in a.counts.split(",")) if a.counts else cfg["counts"]
     nrec = a.receivers or cfg["receivers"]
