@@ -4,8 +4,8 @@
 # uninterrupted run's. Also: a plain rerun over the leftover is refused, a resume of a changed job is
 # refused (its fingerprint differs), and a resume of a complete output is refused.
 # usage: kernel_resume.sh AXIBULK MPIEXEC SHARED_DATA
-# The job is the shared 100 s PREM example on a 6 x 10 x 4 voxel grid with few points per cell and
-# checkpoints every 0.3 s, so the kill (once a quarter of the cells are recorded) always lands with
+# The job is the shared 100 s PREM example on an 8 x 12 x 5 voxel grid with few points per cell and
+# checkpoints every 0.2 s, so the kill (once a quarter of the cells are recorded) always lands with
 # cells left to do.
 set -u
 AXB=$1 MPIEXEC=$2 DATA=$3
@@ -17,7 +17,7 @@ INPUTS=$(cd "$HERE/../inputs" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-kresume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
-ncell=240
+ncell=480
 
 job() { # job MAXPOINTS
     cat <<EOF
@@ -26,7 +26,7 @@ backward-db: $BWD
 event: $INPUTS/CMTSOLUTION_kernel
 receivers: $INPUTS/STATIONS_kernel
 mesh:
-  voxels: {lat: [0, 20], lon: [15, 50], depth-km: [0, 360], counts: [6, 10, 4]}
+  voxels: {lat: [0, 20], lon: [15, 50], depth-km: [0, 360], counts: [8, 12, 5]}
 points-per-step: 4
 min-points: 8
 max-points: $1
@@ -53,7 +53,7 @@ EOF
 }
 job 24 > "$TMP/job.yaml"
 job 28 > "$TMP/job_changed.yaml"
-run() { "$MPIEXEC" -n "$1" "$AXB" kernel --job "$2" -q --checkpoint-s 0.3 "${@:3}"; }
+run() { "$MPIEXEC" -n "$1" "$AXB" kernel --job "$2" -q --checkpoint-s 0.2 "${@:3}"; }
 
 run 2 "$TMP/job.yaml" -o "$TMP/ref.h5" >/dev/null || fail "reference run"
 
@@ -63,7 +63,7 @@ pid=$! killed=0
 for _ in $(seq 1 30000); do
     if [ -s "$rec" ]; then
         head=$(head -1 "$rec" | wc -c)
-        if [ "$(stat -c %s "$rec")" -ge $((head + 8 * ncell / 4)) ]; then
+        if [ "$(stat -c %s "$rec" 2>/dev/null || echo 0)" -ge $((head + 8 * ncell / 4)) ]; then
             kill -9 "$pid" 2>/dev/null; pkill -9 -f "kernel --job $TMP/job.yaml" 2>/dev/null; killed=1; break
         fi
     fi

@@ -17,9 +17,10 @@
  * Rounds: every rank runs some batches of its own, then all meet at a checkpoint: a status
  * agreement (a failure on one rank stops all), the finished cells' slots gathered on rank 0,
  * written and recorded there (kernel_checkpoint.c), one progress line, and the balance: a rank
- * whose run is used up takes the back half of the longest remaining one. The number of batches
- * per round adapts so that a round lasts about round_seconds; a rank that runs out of work within
- * a round waits for the checkpoint (the stats' "wait"). */
+ * whose run is used up takes the back half of the longest remaining one. A round lasts
+ * round_seconds on every rank's own clock (batches differ in cost by orders of magnitude, so equal
+ * batch counts per round made ranks wait 25 % of the time on the benchmark), shorter near the end
+ * so that ranks run dry at a checkpoint; the stats' "wait" is what remains. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -107,35 +108,53 @@ static axb_status deal(const axb_kplan *p, const uint8_t *done, work *w, axb_err
 
 /* At a checkpoint: a rank with nothing left takes the back half of the longest remaining run
  * (every rank computes the same from the same gathered ranges, so no rank is told anything).
- * Each cell's values depend on the cell alone, so this changes no result. */
-static axb_status rebalance(const axb_kplan *p, work *w, axb_error *err)
+ * Each cell's values depend on the cell alone, so this changes no result. Returns in *next the
+ * length of the next round: round_seconds, or less when the rank with the least work left would
+ * run dry before (at the ranks' mean rate of the last round), so that ranks run dry at a
+ * checkpoint, where they get work, not in the middle of a round. */
+static axb_status rebalance(const axb_kplan *p, work *w, int64_t nbatch_round, double round_time, double round_seconds,
+                            double *next, axb_error *err)
 {
-    int64_t mine[3] = {w->lo, w->hi, w->nend - w->end_pos};
-    int64_t *all = malloc((size_t)p->size * 3 * sizeof *all);
+    int64_t mine[4] = {w->lo, w->hi, w->nend - w->end_pos, nbatch_round};
+    int64_t *all = malloc((size_t)p->size * 4 * sizeof *all);
     axb_status st = all ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "work ranges");
     st = axb_agree(p->comm, st, err);
     if (st) {
         free(all);
         return st;
     }
-    AXB_MPI_CHECK(st, err, MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, p->comm), "sharing work ranges");
+    AXB_MPI_CHECK(st, err, MPI_Allgather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, p->comm), "sharing work ranges");
     st = axb_agree(p->comm, st, err);
     for (int i = 0; !st && i < p->size; i++) {
-        int64_t *ri = all + 3 * i;
+        int64_t *ri = all + 4 * i;
         if (ri[1] > ri[0] || ri[2] > 0) continue;
         int q = -1;
         for (int j = 0; j < p->size; j++)
-            if (q < 0 || all[3 * j + 1] - all[3 * j] > all[3 * q + 1] - all[3 * q]) q = j;
-        int64_t *rq = all + 3 * q;
+            if (q < 0 || all[4 * j + 1] - all[4 * j] > all[4 * q + 1] - all[4 * q]) q = j;
+        int64_t *rq = all + 4 * q;
         if (rq[1] - rq[0] < 2) continue;
         const int64_t mid = rq[0] + (rq[1] - rq[0] + 1) / 2;
         ri[0] = mid;
         ri[1] = rq[1];
         rq[1] = mid;
     }
+    int64_t fewest = INT64_MAX, batches = 0, working = 0;
+    for (int i = 0; !st && i < p->size; i++) {
+        const int64_t left = all[4 * i + 1] - all[4 * i] + all[4 * i + 2];
+        if (left > 0 && left < fewest) fewest = left;
+        batches += all[4 * i + 3];
+        working += all[4 * i + 3] > 0;
+    }
+    /* the same on every rank: rank 0's round time (all ranks end a round within one batch) */
+    double t = round_time;
+    if (!st) AXB_MPI_CHECK(st, err, MPI_Bcast(&t, 1, MPI_DOUBLE, 0, p->comm), "round length");
+    st = axb_agree(p->comm, st, err);
     if (!st) {
-        w->lo = all[3 * p->rank];
-        w->hi = all[3 * p->rank + 1];
+        w->lo = all[4 * p->rank];
+        w->hi = all[4 * p->rank + 1];
+        const double rate = working && t > 0 ? (double)batches / (double)working / t : 0;
+        *next = round_seconds;
+        if (rate > 0 && fewest < INT64_MAX) *next = fmin(round_seconds, fmax(0.05, (double)fewest / rate));
     }
     free(all);
     return st;
@@ -234,16 +253,23 @@ axb_status axb_kernel_work(axb_kplan *p, const uint8_t *done, axb_kstore *store,
     axb_progress_start(&prog, p->rank == 0 ? progress : NULL, "kernel", "cells", todo);
     prog.rate2_unit = "kernels";
     prog.rate2_per_unit = (double)p->job->nkernels / (double)(p->mesh.ncell > 0 ? p->mesh.ncell : 1);
-    /* batches per round: the bound keeps the buffer and rank 0's gather counts in range */
-    int64_t kmax = ROUND_BYTES_MAX / (per * slot * 8);
-    const int64_t kint = (int64_t)INT_MAX / ((int64_t)p->size * per * slot);
-    if (kint < kmax) kmax = kint;
-    if (kmax < 1) kmax = 1;
-    int64_t k = 1, finished = 0;
+    /* a round's cells stay below the buffer bound and rank 0's gather counts below INT_MAX */
+    int64_t cap = ROUND_BYTES_MAX / (slot * 8);
+    const int64_t cap_int = (int64_t)INT_MAX / ((int64_t)p->size * slot);
+    if (cap_int < cap) cap = cap_int;
+    if (!st && cap < per + 1)
+        st = axb_error_set(err, AXB_ERR_RANGE, "%lld values per cell are too many to gather (%d ranks)",
+                           (long long)slot, p->size);
+    int64_t finished = 0;
+    /* rounds end on each rank's own clock: every rank reaches the checkpoint within one batch of
+     * the others, whatever its batches cost; the first round is short for an early progress line */
+    double length = fmin(round_seconds, 2.0);
     while (!st) {
         const double t0 = MPI_Wtime();
-        axb_status mine = round_reserve(&r, k * per, slot, err);
-        for (int64_t i = 0; !mine && i < k && (w.end_pos < w.nend || w.lo < w.hi); i++) {
+        int64_t nb = 0;
+        axb_status mine = AXB_OK;
+        while (!mine && (w.end_pos < w.nend || w.lo < w.hi) && r.n + per <= cap &&
+               (nb == 0 || MPI_Wtime() - t0 < length)) {
             const int64_t *cells = w.ends + w.end_pos;
             int64_t n = 1;
             if (w.end_pos < w.nend) {
@@ -253,10 +279,12 @@ axb_status axb_kernel_work(axb_kplan *p, const uint8_t *done, axb_kstore *store,
                 n = w.start[w.lo + 1] - w.start[w.lo];
                 w.lo++;
             }
-            mine = axb_kbatch_run(p, b, (int)n, cells, r.slot + r.n * slot, ks, err);
+            mine = round_reserve(&r, r.n + n, slot, err);
+            if (!mine) mine = axb_kbatch_run(p, b, (int)n, cells, r.slot + r.n * slot, ks, err);
             if (!mine) {
                 memcpy(r.cell + r.n, cells, (size_t)n * sizeof *r.cell);
                 r.n += n;
+                nb++;
             }
         }
         const double t1 = MPI_Wtime();
@@ -273,17 +301,7 @@ axb_status axb_kernel_work(axb_kplan *p, const uint8_t *done, axb_kstore *store,
             break;
         }
         axb_progress_update(&prog, finished, -1, -1, false);
-        st = rebalance(p, &w, err);
-        if (st) break;
-        /* rank 0's round time decides for all (every rank waited for the slowest in it) */
-        double dt = MPI_Wtime() - t0;
-        AXB_MPI_CHECK(st, err, MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, p->comm), "round length");
-        st = axb_agree(p->comm, st, err);
-        if (!st) {
-            const double f = dt > 0 ? round_seconds / dt : 2.0;
-            int64_t next = (int64_t)llround((double)k * fmin(2.0, fmax(0.25, f)));
-            k = next < 1 ? 1 : next > kmax ? kmax : next;
-        }
+        st = rebalance(p, &w, nb, t1 - t0, round_seconds, &length, err);
     }
     axb_kbatch_free(b);
     free(w.ends);
