@@ -47,6 +47,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import db_files, drop, env, run, warm
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK_BEGIN = "<!-- bench/kernel_bench.py: begin -->"
 MARK_END = "<!-- bench/kernel_bench.py: end -->"
@@ -65,22 +67,6 @@ TT_S = [0, 251, 497, 669, 826, 966, 1096, 1212, 1319, 1412, 1495]
 # velocities (km/s) near the sources' depths (PREM upper mantle) for the depth correction
 V_SRC = dict(P=8.05, S=4.45)
 KM_PER_DEG = 6371.0 * math.pi / 180.0
-
-
-def env():
-    e = dict(os.environ)
-    if os.geteuid() == 0:
-        e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    e["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
-    return e
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, **kw)
-    if p.returncode:
-        why = [l for l in p.stderr.splitlines() if "error" in l] or p.stderr.strip().splitlines()[-1:]
-        sys.exit(f"bench/kernel_bench.py: {' '.join(cmd)}: exit {p.returncode}: {' | '.join(why)[:600]}")
-    return p.stdout
 
 
 # ---- travel times, geometry, the job ---------------------------------------------------------
@@ -187,27 +173,6 @@ def make_job(work, info_f, info_b, fwd, bwd, nrec, counts, points, order):
 
 def info(axb, db):
     return json.loads(run([axb, "info", "--json", db]))
-
-
-def db_files(path):
-    out = []
-    for d, _, fs in os.walk(path):
-        out += [os.path.join(d, f) for f in fs if f.endswith(".nc4")]
-    return sorted(out)
-
-
-def drop(files):
-    for f in files:
-        fd = os.open(f, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
-
-
-def warm(files):
-    for f in files:
-        with open(f, "rb", buffering=0) as h:
-            while h.read(8 << 20):
-                pass
 
 
 def du(files):

@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import db_files, drop, env, run, warm
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUMMARY = re.compile(r"wrote (\d+) rows .* in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in "
                      r"(\d+) read calls, ([0-9.]+) MB")
@@ -47,43 +49,6 @@ FULL = dict(db=["--period", "15", "--length", "1800", "--rmin-km", "3800", "--po
             npairs=20000, nfixed=4000, events=(100, 200), nepal_stations=100, reps=2)
 QUICK = dict(db=["--period", "60", "--length", "1200", "--rmin-km", "5000", "--points-per-wavelength", "6"],
              npairs=1000, nfixed=500, events=(20, 50), nepal_stations=20, reps=1)
-
-
-def env():
-    e = dict(os.environ)
-    if os.geteuid() == 0:
-        e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    e["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
-    return e
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, **kw)
-    if p.returncode:
-        why = [l for l in p.stderr.splitlines() if "error" in l] or p.stderr.strip().splitlines()[-1:]
-        sys.exit(f"bench/suite.py: {' '.join(cmd)}: exit {p.returncode}: {' | '.join(why)[:600]}")
-    return p.stdout
-
-
-def db_files(path):
-    out = []
-    for d, _, fs in os.walk(path):
-        out += [os.path.join(d, f) for f in fs if f.endswith(".nc4")]
-    return sorted(out)
-
-
-def drop(files):
-    for f in files:
-        fd = os.open(f, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
-
-
-def warm(files):
-    for f in files:
-        with open(f, "rb", buffering=0) as h:
-            while h.read(8 << 20):
-                pass
 
 
 def seq_read(files):

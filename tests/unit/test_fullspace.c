@@ -19,6 +19,7 @@
 
 #include "numerics/fullspace.h"
 #include "check.h"
+#include "test_rng.h"
 #include "numerics/fullspace_internal.h"
 
 #define PI 3.14159265358979323846
@@ -26,23 +27,6 @@
 #define DT 0.05
 
 /* ---------------------------------------------------------------- helpers */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double urand(rng *g) /* uniform [0, 1) (xorshift64*) */
-{
-    g->s ^= g->s >> 12;
-    g->s ^= g->s << 25;
-    g->s ^= g->s >> 27;
-    return (double)((g->s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-}
-
-static double urange(rng *g, double a, double b)
-{
-    return a + (b - a) * urand(g);
-}
 
 static double maxabs(const double *x, int64_t n)
 {

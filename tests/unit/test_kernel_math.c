@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "test_rng.h"
 
 #define PI 3.14159265358979323846
 #define NT 100
@@ -29,23 +30,6 @@
 #define NCONV (2 * NT - 1)
 
 /* ---------------------------------------------------------------- helpers */
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double urand(rng *g) /* uniform [0, 1) (xorshift64*) */
-{
-    g->s ^= g->s >> 12;
-    g->s ^= g->s << 25;
-    g->s ^= g->s >> 27;
-    return (double)((g->s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-}
-
-static double urange(rng *g, double a, double b)
-{
-    return a + (b - a) * urand(g);
-}
 
 /* Voigt index <-> tensor pair, [11, 22, 33, 23, 13, 12] (the header's order, restated here). */
 static const int TI_[6] = {0, 1, 2, 1, 0, 0}, TJ_[6] = {0, 1, 2, 2, 2, 1};

@@ -1,0 +1,47 @@
+"""What the benchmark scripts share (bench/suite.py, bench/kernel_bench.py): the MPI environment,
+running a command with a one-line failure, the database files of a folder, and putting those files
+out of or into the page cache. Only the Python standard library."""
+import os
+import subprocess
+import sys
+
+
+def env():
+    e = dict(os.environ)
+    if os.geteuid() == 0:
+        e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    e["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    return e
+
+
+def run(cmd, **kw):
+    """Runs cmd and returns its stdout; on failure exits with the command and its error lines."""
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, **kw)
+    if p.returncode:
+        why = [l for l in p.stderr.splitlines() if "error" in l] or p.stderr.strip().splitlines()[-1:]
+        me = "bench/" + os.path.basename(sys.argv[0])
+        sys.exit(f"{me}: {' '.join(cmd)}: exit {p.returncode}: {' | '.join(why)[:600]}")
+    return p.stdout
+
+
+def db_files(path):
+    out = []
+    for d, _, fs in os.walk(path):
+        out += [os.path.join(d, f) for f in fs if f.endswith(".nc4")]
+    return sorted(out)
+
+
+def drop(files):
+    """Cold: the files' pages dropped from the page cache."""
+    for f in files:
+        fd = os.open(f, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+
+def warm(files):
+    """Warm: the files read once, so their pages are cached."""
+    for f in files:
+        with open(f, "rb", buffering=0) as h:
+            while h.read(8 << 20):
+                pass
