@@ -45,3 +45,15 @@ def warm(files):
         with open(f, "rb", buffering=0) as h:
             while h.read(8 << 20):
                 pass
+
+
+def splice(path, md, begin, end, title):
+    """Replace the block between the markers in a Markdown report, or append it under a new heading."""
+    text = open(path).read() if os.path.exists(path) else ""
+    block = f"{begin}\n{md}{end}"
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + f"\n\n## {title}\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(text)

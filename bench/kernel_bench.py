@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import db_files, drop, env, run, warm
+from benchlib import db_files, drop, env, run, splice, warm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK_BEGIN = "<!-- bench/kernel_bench.py: begin -->"
@@ -441,7 +441,7 @@ def main():
         if png:
             shutil.copyfile(png, os.path.join(os.path.dirname(os.path.abspath(target)), "bench_kernel.png"))
             md += "\n![kernel benchmark](bench_kernel.png)\n"
-        splice(target, md)
+        splice(target, md, MARK_BEGIN, MARK_END, "Kernels (`bench/kernel_bench.py`)")
     print(f"bench/kernel_bench.py: {len(results)} runs in {report['seconds_total']} s; {a.out}/kernel_bench.json, "
           "kernel_bench.md" + (", kernel.png" if png else ""))
 
@@ -578,17 +578,6 @@ unset multiplot
 """
     subprocess.run([gp], input=script, text=True, check=True)
     return png
-
-
-def splice(path, md):
-    text = open(path).read() if os.path.exists(path) else ""
-    block = f"{MARK_BEGIN}\n{md}{MARK_END}"
-    if MARK_BEGIN in text and MARK_END in text:
-        text = text[:text.index(MARK_BEGIN)] + block + text[text.index(MARK_END) + len(MARK_END):]
-    else:
-        text = text.rstrip("\n") + "\n\n## Kernels (`bench/kernel_bench.py`)\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(text)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import db_files, drop, env, run, warm
+from benchlib import db_files, drop, env, run, splice, warm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUMMARY = re.compile(r"wrote (\d+) rows .* in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in "
@@ -269,7 +269,7 @@ def main():
         for f in pngs:
             shutil.copyfile(os.path.join(a.out, f), os.path.join(os.path.dirname(os.path.abspath(target)), "bench_" + f))
         md += "".join(f"\n![{f[:-4]}](bench_{f})\n" for f in pngs)
-        splice(target, md)
+        splice(target, md, MARK_BEGIN, MARK_END, "Suite (`bench/suite.py`)")
     print(f"bench/suite.py: {len(results)} runs in {report['seconds_total']} s; {a.out}/bench.json, bench.md"
           + ("" if not shutil.which("gnuplot") else ", throughput.png, size_vs_speed.png"))
 
@@ -337,17 +337,6 @@ set offsets graph 0.05, graph 0.25, graph 0.15, 0
 plot '{dat2}' using 2:3:1 with labels point pt 7 offset 1,1 notitle
 """
     subprocess.run([gp], input=script, text=True, check=True)
-
-
-def splice(path, md):
-    text = open(path).read() if os.path.exists(path) else ""
-    block = f"{MARK_BEGIN}\n{md}{MARK_END}"
-    if MARK_BEGIN in text and MARK_END in text:
-        text = text[:text.index(MARK_BEGIN)] + block + text[text.index(MARK_END) + len(MARK_END):]
-    else:
-        text = text.rstrip("\n") + "\n\n## Suite (`bench/suite.py`)\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(text)
 
 
 if __name__ == "__main__":
