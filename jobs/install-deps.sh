@@ -18,7 +18,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
-      libfftw3-dev libyaml-dev libxml2-dev)
+      libfftw3-dev libyaml-dev libxml2-dev libdeflate-dev)
 [ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox clang-format python3-paraview xvfb xauth)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi

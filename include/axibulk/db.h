@@ -103,8 +103,17 @@ typedef struct axb_db_info {
 
 /** Counters of data reads issued by this rank (metadata reads are not counted). */
 typedef struct axb_io_stats {
-    int64_t read_calls; /**< H5Dread calls on data arrays */
-    int64_t bytes_read; /**< bytes delivered by those calls */
+    int64_t read_calls; /**< H5Dread calls (or preads of raw chunks) on data arrays */
+    int64_t bytes_read; /**< bytes delivered by those calls (as stored) */
+    /* Original layout, raw chunk reads: seconds per stage summed over the threads that did them
+     * (so they may add up to more than the wall-clock time), and the chunks decoded. */
+    double read_s;          /**< preads of chunk data */
+    double checksum_s;      /**< fletcher32 verification */
+    double inflate_s;       /**< deflate decoding */
+    double unshuffle_s;     /**< byte unshuffling */
+    double transpose_s;     /**< chunk to point-major copies */
+    int64_t chunks_decoded; /**< filtered chunks decoded */
+    int64_t stored_bytes;   /**< their bytes as stored */
 } axb_io_stats;
 
 typedef struct axb_db axb_db;
@@ -157,7 +166,19 @@ int axb_db_point_vars(const axb_db *db);
 AXB_NODISCARD axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out,
                                             axb_error *err);
 
+/** This rank's read counters. Waits for reads queued in the background first. */
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats);
+
+/** The read counters of all ranks, summed (every rank receives them). Collective. */
+AXB_NODISCARD axb_status axb_db_sum_io_stats(const axb_db *db, axb_io_stats *all, axb_error *err);
+
+/** Threads this rank uses to read and decode an original-layout database's chunks (fletcher32,
+ *  unshuffle, inflate), in addition to the caller's own thread, which helps while it waits.
+ *  Default: the CPUs of the rank's affinity mask, shared among the ranks of the node that have
+ *  the same mask (so mpirun -np N on N cores does not oversubscribe). Set before the first read;
+ *  n < 1 keeps the default. */
+void axb_db_set_threads(axb_db *db, int n);
+int axb_db_get_threads(const axb_db *db);
 
 /**
  * The radius (m) at which the solver really put the database's point source: forward databases

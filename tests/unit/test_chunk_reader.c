@@ -32,10 +32,13 @@ static float value(int d, int64_t t, int64_t p)
     return (float)(10000 * d) + (float)p + (float)t / 1000.0f;
 }
 
+enum { PLAIN = 0, DEFLATE = 1, AXISEM = 2, SCALEOFFSET = 3 };
+
 /* Datasets v0..v{nd-1}; axis 1: (NT, NP); axis 0: (NP, NT). Chunks written in reverse order, the
- * datasets' chunks alternating; deflate: level 1; skip_chunk: chunk 3 of every dataset never
- * written; odd: one more dataset "w" with another chunk width. */
-static void make(const char *path, int axis, int nd, bool deflate, bool skip_chunk, bool odd)
+ * datasets' chunks alternating; filters: none, deflate level 1, AxiSEM's pipeline (fletcher32,
+ * shuffle, deflate 2, in this order) or one the reader cannot decode (scale-offset); skip_chunk:
+ * chunk 3 of every dataset never written; odd: one more dataset "w" with another chunk width. */
+static void make(const char *path, int axis, int nd, int filters, bool skip_chunk, bool odd)
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hsize_t dims[2], chunk[2];
@@ -43,7 +46,13 @@ static void make(const char *path, int axis, int nd, bool deflate, bool skip_chu
     chunk[axis] = CP, chunk[1 - axis] = NT;
     hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, chunk);
-    if (deflate) H5Pset_deflate(dcpl, 1);
+    if (filters == DEFLATE) H5Pset_deflate(dcpl, 1);
+    if (filters == AXISEM) {
+        H5Pset_fletcher32(dcpl);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 2);
+    }
+    if (filters == SCALEOFFSET) H5Pset_scaleoffset(dcpl, H5Z_SO_FLOAT_DSCALE, 3);
     hid_t d[ND];
     for (int k = 0; k < nd; k++) {
         char name[16];
@@ -123,7 +132,7 @@ static void prefetch(check_ctx *T, axb_chunk_reader *r, set s, int64_t *bytes_su
     int64_t ids[NP], bytes = 0, calls = 0;
     const int64_t n = fill_ids(s, ids);
     axb_error err = AXB_ERROR_INIT;
-    CHECK_MSG(T, axb_chunk_reader_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK, "%s", err.msg);
+    CHECK_MSG(T, axb_chunk_reader_prefetch(r, n, ids, 0.0, false, &bytes, &calls, &err) == AXB_OK, "%s", err.msg);
     *bytes_sum += bytes;
 }
 
@@ -157,7 +166,7 @@ static int64_t adjacent_runs(const hid_t *d, int axis)
     return runs;
 }
 
-static void read_sets(check_ctx *T, const char *path, int axis)
+static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
     axb_error err = AXB_ERROR_INIT;
@@ -176,8 +185,9 @@ static void read_sets(check_ctx *T, const char *path, int axis)
         CHECK_MSG(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r, "%s", err.msg);
         if (!r) continue;
         for (int k = 0; k < NR; k++) {
-            CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
+            CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, "v", &idx[k], &err) == AXB_OK);
             CHECK(T, idx[k] == k);
+            CHECK(T, axb_chunk_reader_filtered(r, idx[k]) == filtered);
         }
         char what[64];
         /* plain reads */
@@ -200,25 +210,34 @@ static void read_sets(check_ctx *T, const char *path, int axis)
             axb_chunk_reader_close(&r);
             CHECK(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r);
             for (int k = 0; r && k < NR; k++)
-                CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, &idx[k], &err) == AXB_OK);
+                CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, "v", &idx[k], &err) == AXB_OK);
             int64_t ids[NP], bytes = 0, calls = 0;
             const int64_t n = fill_ids(sets[0], ids);
-            CHECK(T, r && axb_chunk_reader_prefetch(r, n, ids, 0.0, &bytes, &calls, &err) == AXB_OK);
-            CHECK_MSG(T, bytes == NR * NCHUNK * chunk_bytes, "%lld bytes queued", (long long)bytes);
-            /* one read per run of chunks adjacent on disk, as HDF5 placed them */
-            const int64_t runs = adjacent_runs(d, axis);
-            CHECK_MSG(T, runs >= 2, "%lld runs: the layout has no gap to test", (long long)runs);
-            CHECK_MSG(T, calls == runs, "%lld reads, %lld runs", (long long)calls, (long long)runs);
+            CHECK(T, r && axb_chunk_reader_prefetch(r, n, ids, 0.0, false, &bytes, &calls, &err) == AXB_OK);
+            if (!filtered) {
+                CHECK_MSG(T, bytes == NR * NCHUNK * chunk_bytes, "%lld bytes queued", (long long)bytes);
+                /* one read per run of chunks adjacent on disk, as HDF5 placed them */
+                const int64_t runs = adjacent_runs(d, axis);
+                CHECK_MSG(T, runs >= 2, "%lld runs: the layout has no gap to test", (long long)runs);
+                CHECK_MSG(T, calls == runs, "%lld reads, %lld runs", (long long)calls, (long long)runs);
+            } else { /* stored sizes vary: every chunk queued, compressed */
+                CHECK_MSG(T, bytes > 0 && bytes < NR * NCHUNK * chunk_bytes && calls >= 1, "%lld bytes in %lld reads",
+                          (long long)bytes, (long long)calls);
+            }
             if (r) read_check(T, r, idx, NR, sets[0], "one prefetch of everything");
         }
-        /* a sparse set (under the fill rule) is declined, not read */
+        /* a sparse set (under the fill rule) is declined, not read, unless filtered (HDF5 would
+         * decode the whole chunks too): then it is read */
         int64_t ids[2] = {0, 500}, bytes = 0, calls = 0;
-        bool used = true;
+        bool used = !filtered;
         float buf[2 * NT];
         CHECK(T,
               r && axb_chunk_reader_read_cols(r, idx[0], 2, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK &&
-                  !used);
-        CHECK(T, r && axb_chunk_reader_prefetch(r, 2, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
+                  used == filtered);
+        if (filtered) CHECK(T, buf[NT + 5] == value(0, 5, 500) && buf[3] == value(0, 3, 0));
+        if (!filtered)
+            CHECK(T,
+                  r && axb_chunk_reader_prefetch(r, 2, ids, 0.25, false, &bytes, &calls, &err) == AXB_OK && bytes == 0);
         axb_chunk_reader_close(&r);
         CHECK(T, r == NULL);
     }
@@ -242,7 +261,7 @@ static void listed_kept(check_ctx *T, const char *path)
     axb_chunk_reader *r = NULL;
     int idx[NR];
     CHECK(T, axb_chunk_reader_open(path, 16 * CP * NT * 4, &r, &err) == AXB_OK && r);
-    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, &idx[k], &err) == AXB_OK);
+    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
     if (r) {
         const set a = {0, 1, 2 * CP}, x = {2 * CP, 1, 2 * CP}, b = {4 * CP, 1, 2 * CP}, c = {6 * CP, 1, 2 * CP};
         int64_t q = 0;
@@ -288,13 +307,13 @@ static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/cut%d.h5", dir, with_prefetch);
-    make(path, 1, 1, false, false, false);
+    make(path, 1, 1, PLAIN, false, false);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     axb_error err = AXB_ERROR_INIT;
     axb_chunk_reader *r = NULL;
     int idx = -1;
     CHECK(T, axb_chunk_reader_open(path, with_prefetch ? (int64_t)1 << 20 : 0, &r, &err) == AXB_OK && r);
-    CHECK(T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
+    CHECK(T, r && axb_chunk_reader_add(r, d, 1, "v", &idx, &err) == AXB_OK && idx == 0);
     haddr_t a = HADDR_UNDEF;
     hsize_t off[2] = {0, 0}, sz = 0;
     unsigned mask = 0;
@@ -307,17 +326,78 @@ static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
     /* HDF5 still knows where chunk 0 is (its index was read above); the data are gone: the
      * helper thread finds that, and the read waiting for the chunk reports it */
     if (with_prefetch)
-        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes > 0);
+        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, false, &bytes, &calls, &err) == AXB_OK && bytes > 0);
     axb_status st = r ? axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) : AXB_OK;
     CHECK_MSG(T, st == AXB_ERR_FORMAT, "status %d", (int)st);
     CHECK_CONTAINS(T, err.msg, "truncated");
     if (with_prefetch) { /* the helper's failure stays: every later call reports it */
         err = (axb_error)AXB_ERROR_INIT;
-        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_ERR_FORMAT);
+        CHECK(T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, false, &bytes, &calls, &err) == AXB_ERR_FORMAT);
         CHECK_CONTAINS(T, err.msg, "truncated");
     }
     axb_chunk_reader_close(&r);
     free(buf);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+/* AxiSEM's filters with one byte of chunk 2 flipped behind HDF5's back: an error naming the
+ * variable and the chunk, from the caller's own read or from a pool task's; never values. A chunk
+ * never written is an error too (HDF5 would return fill values). */
+static void damaged(check_ctx *T, const char *dir, bool with_prefetch)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/damaged%d.h5", dir, with_prefetch);
+    make(path, 1, 1, AXISEM, false, false);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
+    haddr_t a = HADDR_UNDEF;
+    hsize_t off[2] = {0, 2 * CP}, sz = 0;
+    unsigned mask = 0;
+    CHECK(T, H5Dget_chunk_info_by_coord(d, off, &mask, &a, &sz) >= 0 && a != HADDR_UNDEF && sz > 100);
+    FILE *fp = fopen(path, "r+b");
+    CHECK(T, fp != NULL);
+    if (fp) { /* the deflate stream's last bytes hold the stored checksum's bits */
+        fseek(fp, (long)(a + sz - 7), SEEK_SET);
+        int ch = fgetc(fp);
+        fseek(fp, (long)(a + sz - 7), SEEK_SET);
+        fputc(ch ^ 0x10, fp);
+        fclose(fp);
+    }
+    axb_error err = AXB_ERROR_INIT;
+    axb_chunk_reader *r = NULL;
+    int idx = -1;
+    CHECK(T, axb_chunk_reader_open(path, (int64_t)1 << 20, &r, &err) == AXB_OK && r);
+    CHECK(T, r && axb_chunk_reader_add(r, d, 1, "v0", &idx, &err) == AXB_OK && idx == 0);
+    int64_t ids[3 * CP], bytes, calls;
+    for (int64_t u = 0; u < 3 * CP; u++) ids[u] = u;
+    float *buf = malloc(3 * CP * NT * sizeof *buf);
+    bool used = false;
+    if (with_prefetch)
+        CHECK(T, r && axb_chunk_reader_prefetch(r, 3 * CP, ids, 0, false, &bytes, &calls, &err) == AXB_OK);
+    axb_status st = r ? axb_chunk_reader_read_cols(r, idx, 3 * CP, ids, 0, buf, &used, &bytes, &calls, &err) : AXB_OK;
+    CHECK_MSG(T, st == AXB_ERR_FORMAT && !used, "status %d", (int)st);
+    CHECK_CONTAINS(T, err.msg, "variable 'v0', chunk 2 (points 224-335)");
+    axb_chunk_reader_close(&r);
+    /* HDF5 agrees that the chunk is damaged */
+    float *all = malloc(NP * NT * sizeof *all);
+    CHECK(T, all && H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0);
+    free(all);
+    free(buf);
+    H5Dclose(d);
+    H5Fclose(f);
+
+    snprintf(path, sizeof path, "%s/hole-axisem%d.h5", dir, with_prefetch);
+    make(path, 1, 1, AXISEM, true, false);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
+    err = (axb_error)AXB_ERROR_INIT;
+    CHECK(T, axb_chunk_reader_open(path, (int64_t)1 << 20, &r, &err) == AXB_OK && r);
+    CHECK(T, r && axb_chunk_reader_add(r, d, 1, "v0", &idx, &err) == AXB_OK && idx == 0);
+    int64_t one = 3 * CP + 5;
+    float col[NT];
+    st = r ? axb_chunk_reader_read_cols(r, idx, 1, &one, 0, col, &used, &bytes, &calls, &err) : AXB_OK;
+    CHECK_MSG(T, st == AXB_ERR_FORMAT, "status %d", (int)st);
+    CHECK_CONTAINS(T, err.msg, "chunk 3 (points 336-447): not stored");
+    axb_chunk_reader_close(&r);
     H5Dclose(d);
     H5Fclose(f);
 }
@@ -332,45 +412,62 @@ int main(void)
     if (!mkdtemp(dir)) return 1;
     for (int axis = 0; axis < 2; axis++) {
         snprintf(path, sizeof path, "%s/plain%d.h5", dir, axis);
-        make(path, axis, ND, false, false, false);
-        read_sets(&T, path, axis);
+        make(path, axis, ND, PLAIN, false, false);
+        read_sets(&T, path, axis, false);
+        /* AxiSEM's filters: decoded by the reader, values as written */
+        snprintf(path, sizeof path, "%s/axisem%d.h5", dir, axis);
+        make(path, axis, ND, AXISEM, false, false);
+        read_sets(&T, path, axis, true);
+        snprintf(path, sizeof path, "%s/plain%d.h5", dir, axis);
     }
     listed_kept(&T, path); /* axis 1 */
     axb_error err = AXB_ERROR_INIT;
     axb_chunk_reader *r = NULL;
     int idx = 0;
-    /* deflated, or another chunk shape than the first dataset's: not for this reader */
+    /* deflate alone is decoded; a filter the reader does not know (scale-offset), or another chunk
+     * shape than the first dataset's: not for this reader */
     snprintf(path, sizeof path, "%s/deflate.h5", dir);
-    make(path, 1, 1, true, false, false);
+    make(path, 1, 1, DEFLATE, false, false);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == -1);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, "v", &idx, &err) == AXB_OK && idx == 0);
+    if (r) read_check(&T, r, &idx, 1, sets[0], "deflate only");
     axb_chunk_reader_close(&r);
     H5Dclose(d);
     H5Fclose(f);
+    snprintf(path, sizeof path, "%s/scaleoffset.h5", dir);
+    make(path, 1, 1, SCALEOFFSET, false, false);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
+    CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, "v", &idx, &err) == AXB_OK && idx == -1);
+    axb_chunk_reader_close(&r);
+    H5Dclose(d);
+    H5Fclose(f);
+    damaged(&T, dir, false);
+    damaged(&T, dir, true);
     snprintf(path, sizeof path, "%s/odd.h5", dir);
-    make(path, 1, 1, false, false, true);
+    make(path, 1, 1, PLAIN, false, true);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     hid_t w = H5Dopen2(f, "w", H5P_DEFAULT);
     CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
-    CHECK(&T, r && axb_chunk_reader_add(r, w, 1, &idx, &err) == AXB_OK && idx == -1);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, "v", &idx, &err) == AXB_OK && idx == 0);
+    CHECK(&T, r && axb_chunk_reader_add(r, w, 1, "v", &idx, &err) == AXB_OK && idx == -1);
     axb_chunk_reader_close(&r);
     H5Dclose(w);
     H5Dclose(d);
     H5Fclose(f);
     /* chunk 3 never written: declined where it is touched, by reads and prefetches */
     snprintf(path, sizeof path, "%s/hole.h5", dir);
-    make(path, 1, 1, false, true, false);
+    make(path, 1, 1, PLAIN, true, false);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "v0", H5P_DEFAULT);
     CHECK(&T, axb_chunk_reader_open(path, 1 << 20, &r, &err) == AXB_OK && r != NULL);
-    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, &idx, &err) == AXB_OK && idx == 0);
+    CHECK(&T, r && axb_chunk_reader_add(r, d, 1, "v", &idx, &err) == AXB_OK && idx == 0);
     int64_t ids[CP];
     float *buf = malloc(CP * NT * sizeof *buf);
     bool used = true;
     int64_t bytes, calls;
     for (int64_t u = 0; u < CP; u++) ids[u] = 3 * CP + u;
-    CHECK(&T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, &bytes, &calls, &err) == AXB_OK && bytes == 0);
+    CHECK(&T, r && axb_chunk_reader_prefetch(r, CP, ids, 0.25, false, &bytes, &calls, &err) == AXB_OK && bytes == 0);
     CHECK(&T,
           r && axb_chunk_reader_read_cols(r, idx, CP, ids, 0.25, buf, &used, &bytes, &calls, &err) == AXB_OK && !used);
     for (int64_t u = 0; u < CP; u++) ids[u] = 4 * CP + u;

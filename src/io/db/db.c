@@ -10,6 +10,7 @@
 #include "axibulk/db_memory.h"
 #include "core/agree.h"
 #include "core/mpi_check.h"
+#include "core/pool.h"
 #include "io/db/db_internal.h"
 
 /* The backends (IOR's table of operations); rank 0 picks one and broadcasts its index. */
@@ -159,6 +160,7 @@ axb_status axb_db_open(MPI_Comm comm, const char *path, axb_db **out, axb_error 
     axb_db *db = calloc(1, sizeof *db);
     if (!db) return axb_error_set(err, AXB_ERR_NOMEM, "database");
     db->bulk_cache_bytes = (int64_t)64 << 20;
+    db->threads = axb_threads_default(comm);
     const int rc = MPI_Comm_dup(comm, &db->comm);
     if (rc != MPI_SUCCESS) {
         free(db);
@@ -235,9 +237,43 @@ void axb_db_set_bulk_cache(axb_db *db, int64_t bytes)
     db->bulk_cache_bytes = bytes > 0 ? bytes : 0;
 }
 
+void axb_db_set_threads(axb_db *db, int n)
+{
+    if (n > 0) db->threads = n;
+}
+
+int axb_db_get_threads(const axb_db *db)
+{
+    return db->threads;
+}
+
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats)
 {
     *stats = db->stats;
+    if (db->ops && db->ops->add_stats) db->ops->add_stats(db, stats);
+}
+
+axb_status axb_db_sum_io_stats(const axb_db *db, axb_io_stats *all, axb_error *err)
+{
+    axb_io_stats me;
+    axb_db_get_io_stats(db, &me);
+    double d[5] = {me.read_s, me.checksum_s, me.inflate_s, me.unshuffle_s, me.transpose_s}, ds[5];
+    int64_t n[4] = {me.read_calls, me.bytes_read, me.chunks_decoded, me.stored_bytes}, ns[4];
+    axb_status st = AXB_OK;
+    AXB_MPI_CHECK(st, err, MPI_Allreduce(d, ds, 5, MPI_DOUBLE, MPI_SUM, db->comm), "read statistics");
+    AXB_MPI_CHECK(st, err, MPI_Allreduce(n, ns, 4, MPI_INT64_T, MPI_SUM, db->comm), "read statistics");
+    st = axb_agree(db->comm, st, err);
+    if (st) return st;
+    *all = (axb_io_stats){.read_calls = ns[0],
+                          .bytes_read = ns[1],
+                          .read_s = ds[0],
+                          .checksum_s = ds[1],
+                          .inflate_s = ds[2],
+                          .unshuffle_s = ds[3],
+                          .transpose_s = ds[4],
+                          .chunks_decoded = ns[2],
+                          .stored_bytes = ns[3]};
+    return AXB_OK;
 }
 
 void axb_db_drop_page_cache(const axb_db *db)

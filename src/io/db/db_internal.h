@@ -31,6 +31,8 @@ typedef struct axb_db_ops {
     axb_status (*prefetch_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
     /* Optional (NULL: the layout stores whole elements only; the front end refuses point reads). */
     axb_status (*read_points)(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err);
+    /* Optional: adds the backend's own counters (time per stage) to @p s. */
+    void (*add_stats)(const axb_db *db, axb_io_stats *s);
     /* Frees db->impl and closes what open_data opened. Collective. */
     void (*close)(axb_db *db);
 } axb_db_ops;
@@ -49,6 +51,7 @@ struct axb_db {
     int npoint_vars;     /* strain_only: per-point variables */
     axb_io_stats stats;
     int64_t bulk_cache_bytes; /* see axb_db_set_bulk_cache */
+    int threads;              /* see axb_db_set_threads */
     void *impl;               /* backend state, owned by the backend */
 };
 

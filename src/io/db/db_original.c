@@ -26,6 +26,8 @@ typedef struct orig_file {
     hid_t fid;
     hid_t dset[NV_MAX]; /* -1 where the run has no such variable */
     int nv;
+    axb_sim sim;
+    bool plain[NV_MAX]; /* stored without filters (the file says so: the same on every rank) */
     const char *path;
     axb_chunk_reader *raw; /* bulk reads of unfiltered chunks, opened at first use */
     int raw_idx[NV_MAX];   /* each variable's number in raw, -1: through HDF5 */
@@ -34,6 +36,7 @@ typedef struct orig_file {
 
 typedef struct orig_impl {
     orig_file f[4];
+    axb_pool *pool; /* the readers' threads (db->threads), started at the first raw read */
 } orig_impl;
 
 /* The variables a run's file holds, in the order they appear in element blocks / point reads. */
@@ -164,8 +167,9 @@ static void orig_close(axb_db *db)
 {
     orig_impl *o = db->impl;
     if (!o) return;
+    for (int k = 0; k < 4; k++) axb_chunk_reader_close(&o->f[k].raw);
+    axb_pool_destroy(&o->pool); /* after the readers: they wait for their tasks */
     for (int k = 0; k < 4; k++) {
-        axb_chunk_reader_close(&o->f[k].raw);
         for (int v = 0; v < NV_MAX; v++)
             if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
         if (o->f[k].fid >= 0) H5Fclose(o->f[k].fid);
@@ -190,6 +194,7 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
         orig_file *f = &o->f[k];
         const char *rel = info->files[k];
         f->path = info->files[k];
+        f->sim = (axb_sim)s;
         AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
         const char *names[NV_MAX];
         f->nv = run_vars(info, (axb_sim)s, names);
@@ -206,6 +211,9 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
                 H5Pclose(dapl);
                 return axb_error_set(err, AXB_ERR_HDF5, "%s: variable '%s': cannot open", rel, path);
             }
+            const hid_t dcpl = H5Dget_create_plist(f->dset[v]);
+            f->plain[v] = dcpl >= 0 && H5Pget_nfilters(dcpl) == 0;
+            if (dcpl >= 0) H5Pclose(dcpl);
         }
         H5Pclose(dapl);
         k++;
@@ -213,22 +221,37 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
     return AXB_OK;
 }
 
-/* The file's raw chunk reader, at the first bulk read: one for all its variables, given their
- * share of the bulk cache; none when no variable qualifies. */
+/* The file's raw chunk reader, at the first raw read: one for all its variables, given their
+ * share of the bulk cache; none when no variable qualifies. Not collective (no MPI, and HDF5 only
+ * for chunk addresses). */
 static axb_status raw_reader(axb_db *db, orig_file *f, axb_error *err)
 {
     if (f->raw_tried) return AXB_OK;
     f->raw_tried = true;
+    orig_impl *o = db->impl;
     for (int v = 0; v < NV_MAX; v++) f->raw_idx[v] = -1;
+    if (!o->pool) AXB_TRY(axb_pool_create(db->threads, &o->pool, err));
     const int axis = db->info.transposed ? 0 : 1;
     const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1) * f->nv;
     AXB_TRY(axb_chunk_reader_open(f->path, cache, &f->raw, err));
+    axb_chunk_reader_set_pool(f->raw, o->pool);
     bool any = false;
-    for (int v = 0; v < f->nv; v++) {
-        if (f->dset[v] >= 0) AXB_TRY(axb_chunk_reader_add(f->raw, f->dset[v], axis, &f->raw_idx[v], err));
+    const char *names[NV_MAX];
+    const int nv = run_vars(&db->info, f->sim, names);
+    for (int v = 0; v < f->nv && v < nv; v++) {
+        if (f->dset[v] >= 0) AXB_TRY(axb_chunk_reader_add(f->raw, f->dset[v], axis, names[v], &f->raw_idx[v], err));
         any = any || f->raw_idx[v] >= 0;
     }
     if (!any) axb_chunk_reader_close(&f->raw);
+    return AXB_OK;
+}
+
+/* Variable v of file f is filtered and read by the raw reader, whatever the mode: HDF5 would
+ * decode whole chunks anyway, serially. Every rank comes to the same answer (the files decide). */
+static axb_status raw_filtered(axb_db *db, orig_file *f, int v, bool *yes, axb_error *err)
+{
+    AXB_TRY(raw_reader(db, f, err));
+    *yes = f->raw && axb_chunk_reader_filtered(f->raw, f->raw_idx[v]);
     return AXB_OK;
 }
 
@@ -240,16 +263,19 @@ static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, cons
     int64_t bytes = 0, calls = 0;
     const int axis = db->info.transposed ? 0 : 1;
     const hid_t dset = f->dset[v];
-    if (mode == AXB_IO_INDEPENDENT) {
+    bool filtered = false;
+    AXB_TRY(raw_filtered(db, f, v, &filtered, err));
+    if (mode == AXB_IO_INDEPENDENT || filtered) {
         /* bulk reads (repack) cover most of the chunks they touch: read them whole, from the
-         * file directly where they are stored plainly, else through HDF5 */
+         * file directly where they are stored plainly, else through HDF5; filtered chunks always
+         * from the file, decoded by the pool */
         bool used = false;
-        AXB_TRY(raw_reader(db, f, err));
         if (f->raw)
             AXB_TRY(axb_chunk_reader_read_cols(f->raw, f->raw_idx[v], nu, ids, BULK_MIN_FILL, buf, &used, &bytes,
                                                &calls, err));
-        if (!used)
+        if (!used && !filtered)
             AXB_TRY(axb_h5_read_cols_by_chunk(dset, axis, nu, ids, BULK_MIN_FILL, buf, &used, &bytes, &calls, err));
+        AXB_CHECK(err, used || !filtered, AXB_ERR_INTERNAL, "a filtered variable declined by the chunk reader");
         if (used) {
             *point_major = true;
             db->stats.read_calls += calls;
@@ -264,16 +290,17 @@ static axb_status read_columns(axb_db *db, orig_file *f, int v, int64_t nu, cons
     return AXB_OK;
 }
 
-/* Starts the raw reads of points ids[0..nu) of every file (bulk reads only). */
-static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, axb_error *err)
+/* Starts the raw reads of points ids[0..nu) of every file (of the filtered variables only unless
+ * @p bulk: other reads of unfiltered variables go through HDF5). */
+static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, bool bulk, axb_error *err)
 {
     orig_impl *o = db->impl;
     for (int k = 0; k < db->info.nfiles; k++) {
         int64_t bytes = 0, calls = 0;
         AXB_TRY_CTX(err, raw_reader(db, &o->f[k], err), "%s", db->info.files[k]);
         if (o->f[k].raw)
-            AXB_TRY_CTX(err, axb_chunk_reader_prefetch(o->f[k].raw, nu, ids, BULK_MIN_FILL, &bytes, &calls, err), "%s",
-                        db->info.files[k]);
+            AXB_TRY_CTX(err, axb_chunk_reader_prefetch(o->f[k].raw, nu, ids, BULK_MIN_FILL, !bulk, &bytes, &calls, err),
+                        "%s", db->info.files[k]);
         db->stats.read_calls += calls;
         db->stats.bytes_read += bytes;
     }
@@ -291,23 +318,26 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
     const axb_db_info *info = &db->info;
     float *col = malloc((size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
     if (!col) return axb_error_set(err, AXB_ERR_NOMEM, "read buffer for %lld points", (long long)nu);
-    /* bulk reads: the chunks of all variables of a file, in file order, in the background while
-     * the first ones are transposed (a no-op where an earlier prefetch_elements queued them) */
-    axb_status st = mode == AXB_IO_INDEPENDENT ? prefetch_points(db, nu, uniq, err) : AXB_OK;
+    /* the chunks of all variables of a file (bulk reads; else the filtered ones), in file order, in
+     * the background while the first ones are transposed (a no-op where an earlier
+     * prefetch_elements queued them) */
+    axb_status st = prefetch_points(db, nu, uniq, mode == AXB_IO_INDEPENDENT, err);
     int gv = 0;
-    for (int k = 0; k < info->nfiles && !st; k++) {
-        for (int v = 0; v < o->f[k].nv && !st; v++, gv++) {
+    for (int k = 0; k < info->nfiles; k++) {
+        for (int v = 0; v < o->f[k].nv; v++, gv++) {
             bool pm = true;
             if (o->f[k].dset[v] < 0) {
-                memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
-            } else {
+                if (!st) memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
+            } else if (!st) {
                 st = read_columns(db, &o->f[k], v, nu, uniq, mode, col, &pm, err);
-                if (st) {
-                    axb_error_prefix(err, "%s", info->files[k]);
-                    break;
-                }
+                if (st) axb_error_prefix(err, "%s", info->files[k]);
+            } else if (mode == AXB_IO_COLLECTIVE && o->f[k].plain[v]) {
+                /* after a failure here, the other ranks still enter the collective reads of
+                 * HDF5's path (unfiltered variables): take part, discard the result */
+                axb_error ignored = AXB_ERROR_INIT;
+                (void)read_columns(db, &o->f[k], v, nu, uniq, mode, col, &pm, &ignored);
             }
-            place(db, col, pm, nu, gv, ctx);
+            if (!st) place(db, col, pm, nu, gv, ctx);
         }
     }
     free(col);
@@ -360,7 +390,7 @@ static axb_status orig_prefetch_elements(axb_db *db, int64_t n, const int64_t *e
 {
     int64_t *uniq, *inv, nu;
     AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
-    axb_status st = prefetch_points(db, nu, uniq, err);
+    axb_status st = prefetch_points(db, nu, uniq, true, err);
     free(uniq);
     free(inv);
     return st;
@@ -411,6 +441,22 @@ static axb_status orig_read_points(axb_db *db, int64_t n, const int64_t *ids, ax
     return st;
 }
 
+static void orig_add_stats(const axb_db *db, axb_io_stats *s)
+{
+    const orig_impl *o = db->impl;
+    if (!o) return;
+    axb_chunk_stats c = {0};
+    for (int k = 0; k < 4; k++)
+        if (o->f[k].raw) axb_chunk_reader_stats(o->f[k].raw, &c);
+    s->read_s += c.read;
+    s->checksum_s += c.checksum;
+    s->inflate_s += c.inflate;
+    s->unshuffle_s += c.unshuffle;
+    s->transpose_s += c.transpose;
+    s->chunks_decoded += c.chunks_decoded;
+    s->stored_bytes += c.stored_bytes;
+}
+
 const axb_db_ops axb_db_original_ops = {
     .name = "original",
     .read_meta = orig_read_meta,
@@ -418,5 +464,6 @@ const axb_db_ops axb_db_original_ops = {
     .read_elements = orig_read_elements,
     .prefetch_elements = orig_prefetch_elements,
     .read_points = orig_read_points,
+    .add_stats = orig_add_stats,
     .close = orig_close,
 };

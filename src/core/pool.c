@@ -1,0 +1,167 @@
+/* See pool.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/hash.h"
+#include "core/pool.h"
+
+typedef struct task {
+    axb_pool_fn fn;
+    void *arg;
+} task;
+
+typedef struct worker_arg {
+    axb_pool *p;
+    int index;
+} worker_arg;
+
+struct axb_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    task *q; /* ring buffer */
+    int64_t head, len, cap;
+    bool stop;
+    int n;
+    pthread_t *th;
+    worker_arg *wa;
+};
+
+/* Takes the next task; under mu. */
+static bool take(axb_pool *p, task *t)
+{
+    if (p->len == 0) return false;
+    *t = p->q[p->head];
+    p->head = (p->head + 1) % p->cap;
+    p->len--;
+    return true;
+}
+
+static void *worker_main(void *vp)
+{
+    const worker_arg *wa = vp;
+    axb_pool *p = wa->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        task t;
+        while (!p->stop && p->len == 0) pthread_cond_wait(&p->cv, &p->mu);
+        if (!take(p, &t)) break; /* stopping and nothing left */
+        pthread_mutex_unlock(&p->mu);
+        t.fn(t.arg, wa->index);
+        pthread_mutex_lock(&p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+axb_status axb_pool_create(int nthreads, axb_pool **out, axb_error *err)
+{
+    *out = NULL;
+    if (nthreads < 1) nthreads = 1;
+    axb_pool *p = calloc(1, sizeof *p);
+    if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "thread pool");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->th = calloc((size_t)nthreads, sizeof *p->th);
+    p->wa = calloc((size_t)nthreads, sizeof *p->wa);
+    p->cap = 64;
+    p->q = malloc((size_t)p->cap * sizeof *p->q);
+    if (!p->th || !p->wa || !p->q) {
+        axb_pool_destroy(&p);
+        return axb_error_set(err, AXB_ERR_NOMEM, "thread pool");
+    }
+    for (int i = 0; i < nthreads; i++) {
+        p->wa[i] = (worker_arg){p, i};
+        if (pthread_create(&p->th[i], NULL, worker_main, &p->wa[i]) != 0) {
+            axb_pool_destroy(&p);
+            return axb_error_set(err, AXB_ERR_IO, "cannot start worker thread %d of %d", i + 1, nthreads);
+        }
+        p->n++;
+    }
+    *out = p;
+    return AXB_OK;
+}
+
+axb_status axb_pool_submit(axb_pool *p, axb_pool_fn fn, void *arg, axb_error *err)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->len == p->cap) {
+        task *nq = malloc((size_t)(2 * p->cap) * sizeof *nq);
+        if (!nq) {
+            pthread_mutex_unlock(&p->mu);
+            return axb_error_set(err, AXB_ERR_NOMEM, "task queue");
+        }
+        for (int64_t k = 0; k < p->len; k++) nq[k] = p->q[(p->head + k) % p->cap];
+        free(p->q);
+        p->q = nq;
+        p->head = 0;
+        p->cap *= 2;
+    }
+    p->q[(p->head + p->len) % p->cap] = (task){fn, arg};
+    p->len++;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return AXB_OK;
+}
+
+bool axb_pool_help(axb_pool *p)
+{
+    task t;
+    pthread_mutex_lock(&p->mu);
+    const bool got = take(p, &t);
+    pthread_mutex_unlock(&p->mu);
+    if (got) t.fn(t.arg, p->n);
+    return got;
+}
+
+int axb_pool_size(const axb_pool *p)
+{
+    return p->n;
+}
+
+void axb_pool_destroy(axb_pool **pp)
+{
+    axb_pool *p = pp ? *pp : NULL;
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n; i++) pthread_join(p->th[i], NULL);
+    task t; /* no workers (creation failed part-way): run what is left here */
+    while (take(p, &t)) t.fn(t.arg, 0);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->q);
+    free(p->th);
+    free(p->wa);
+    free(p);
+    *pp = NULL;
+}
+
+int axb_threads_default(MPI_Comm comm)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    if (ncpu < 1) ncpu = 1;
+    /* ranks of this node with the same mask share its CPUs */
+    uint64_t key = axb_hash_bytes(AXB_HASH_INIT, &set, sizeof set);
+    MPI_Comm node = MPI_COMM_NULL;
+    int same = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        int nn = 1;
+        MPI_Comm_size(node, &nn);
+        uint64_t *keys = malloc((size_t)nn * sizeof *keys);
+        if (keys && MPI_Allgather(&key, 1, MPI_UINT64_T, keys, 1, MPI_UINT64_T, node) == MPI_SUCCESS) {
+            same = 0;
+            for (int i = 0; i < nn; i++) same += keys[i] == key;
+        }
+        free(keys);
+        MPI_Comm_free(&node);
+    }
+    const int n = ncpu / (same > 0 ? same : 1);
+    return n > 0 ? n : 1;
+}

@@ -1,0 +1,35 @@
+/* A fixed set of worker threads running queued tasks in order (FIFO): the one place axibulk
+ * starts threads for CPU work (chunk decoding, compression). Bounded on purpose: a rank gets the
+ * threads its cores allow (axb_threads_default), and everything it decodes shares them, so
+ * `mpirun -np N` on N cores never runs more busy threads than cores for long.
+ *
+ * Tasks must not call HDF5 or MPI (neither is built thread-safe here). A thread waiting for a
+ * result may run queued tasks itself (axb_pool_help) instead of sleeping; it then works as worker
+ * number axb_pool_size(p), so per-worker state needs size + 1 entries. Only one such thread. */
+#ifndef AXB_CORE_POOL_H
+#define AXB_CORE_POOL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "axibulk/status.h"
+
+typedef struct axb_pool axb_pool;
+/* Runs @p arg's work as worker @p worker (0 .. size); owns and frees @p arg. */
+typedef void (*axb_pool_fn)(void *arg, int worker);
+
+axb_status axb_pool_create(int nthreads, axb_pool **out, axb_error *err);
+/* Queues a task (never blocks). */
+axb_status axb_pool_submit(axb_pool *p, axb_pool_fn fn, void *arg, axb_error *err);
+/* Runs one queued task in the calling thread, if any; true if it did. */
+bool axb_pool_help(axb_pool *p);
+int axb_pool_size(const axb_pool *p);
+/* Runs what is still queued, stops and joins the workers. Accepts a pointer to NULL. */
+void axb_pool_destroy(axb_pool **p);
+
+/* Threads a rank should use by default: the CPUs it may run on (its affinity mask), shared
+ * among the ranks of this node that have the same mask (mpirun without binding gives all ranks
+ * every core). Collective over @p comm; at least 1. */
+int axb_threads_default(MPI_Comm comm);
+
+#endif

@@ -1,0 +1,264 @@
+/* Decoding of fletcher32/shuffle/deflate chunks without HDF5 (see chunk_filters.h).
+ *
+ * Why not H5Dread_chunk + HDF5's filters: HDF5 runs its filter pipeline serially inside the
+ * library lock, one chunk at a time with zlib; AxiSEM's files spend most of a read there. Here
+ * each worker thread owns a decoder, and inflation uses libdeflate (whole-buffer inflation, about
+ * twice zlib's speed on these chunks: docs/dependencies.md). */
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/hdf5/chunk_filters.h"
+
+struct axb_decoder {
+    struct libdeflate_decompressor *inflater;
+    unsigned char *buf[2];
+    size_t cap;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool axb_filters_get(hid_t dcpl, axb_filters *f)
+{
+    memset(f, 0, sizeof *f);
+    const int n = H5Pget_nfilters(dcpl);
+    int ndeflate = 0;
+    if (n < 0 || n > AXB_FILTERS_MAX) return false;
+    for (int i = 0; i < n; i++) {
+        unsigned flags = 0, cd[8] = {0};
+        size_t ncd = 8;
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL);
+        if (id == H5Z_FILTER_SHUFFLE) {
+            /* HDF5 stores the element size as the first parameter when the dataset is created */
+            if (ncd < 1 || cd[0] == 0) return false;
+            f->elsize[i] = cd[0];
+        } else if (id == H5Z_FILTER_DEFLATE) {
+            if (ndeflate++) return false; /* the size before a second one would be unknown */
+        } else if (id != H5Z_FILTER_FLETCHER32) {
+            return false;
+        }
+        f->id[i] = (int)id;
+    }
+    f->n = n;
+    return true;
+}
+
+axb_status axb_decoder_create(axb_decoder **out, axb_error *err)
+{
+    axb_decoder *d = calloc(1, sizeof *d);
+    if (d) d->inflater = libdeflate_alloc_decompressor();
+    if (!d || !d->inflater) {
+        free(d);
+        *out = NULL;
+        return axb_error_set(err, AXB_ERR_NOMEM, "chunk decoder");
+    }
+    *out = d;
+    return AXB_OK;
+}
+
+void axb_decoder_free(axb_decoder **pd)
+{
+    axb_decoder *d = pd ? *pd : NULL;
+    if (!d) return;
+    libdeflate_free_decompressor(d->inflater);
+    free(d->buf[0]);
+    free(d->buf[1]);
+    free(d);
+    *pd = NULL;
+}
+
+struct axb_encoder {
+    struct libdeflate_compressor *deflater;
+    unsigned char *buf;
+    size_t cap;
+};
+
+axb_status axb_encoder_create(int level, axb_encoder **out, axb_error *err)
+{
+    axb_encoder *e = calloc(1, sizeof *e);
+    /* libdeflate's levels run to 12; HDF5's (zlib's) 0-9 mean the same effort below 10 */
+    if (e) e->deflater = libdeflate_alloc_compressor(level < 0 ? 0 : level > 9 ? 9 : level);
+    if (!e || !e->deflater) {
+        free(e);
+        *out = NULL;
+        return axb_error_set(err, AXB_ERR_NOMEM, "chunk encoder");
+    }
+    *out = e;
+    return AXB_OK;
+}
+
+void axb_encoder_free(axb_encoder **pe)
+{
+    axb_encoder *e = pe ? *pe : NULL;
+    if (!e) return;
+    libdeflate_free_compressor(e->deflater);
+    free(e->buf);
+    free(e);
+    *pe = NULL;
+}
+
+size_t axb_encoder_bound(axb_encoder *e, size_t len)
+{
+    return libdeflate_zlib_compress_bound(e->deflater, len);
+}
+
+axb_status axb_encode_chunk(axb_encoder *e, const unsigned char *src, size_t len, unsigned char *dst, size_t *outlen,
+                            axb_error *err)
+{
+    if (len > e->cap) {
+        unsigned char *nb = realloc(e->buf, len);
+        if (!nb) return axb_error_set(err, AXB_ERR_NOMEM, "chunk encoder buffer of %zu bytes", len);
+        e->buf = nb;
+        e->cap = len;
+    }
+    /* shuffle: byte planes of the floats, so deflate sees the slowly varying exponents together */
+    const size_t n = len / 4;
+    for (size_t i = 0; i < n; i++) {
+        e->buf[i] = src[4 * i];
+        e->buf[n + i] = src[4 * i + 1];
+        e->buf[2 * n + i] = src[4 * i + 2];
+        e->buf[3 * n + i] = src[4 * i + 3];
+    }
+    memcpy(e->buf + 4 * n, src + 4 * n, len - 4 * n);
+    *outlen = libdeflate_zlib_compress(e->deflater, e->buf, len, dst, axb_encoder_bound(e, len));
+    if (*outlen == 0)
+        return axb_error_set(err, AXB_ERR_INTERNAL, "deflate of a %zu-byte chunk did not fit its bound", len);
+    return AXB_OK;
+}
+
+uint32_t axb_fletcher32(const unsigned char *p, size_t len)
+{
+    uint32_t s1 = 0, s2 = 0;
+    size_t words = len / 2;
+    while (words) {
+        /* 360 words keep both sums below 2^32 before they are folded */
+        size_t m = words > 360 ? 360 : words;
+        words -= m;
+        for (; m; m--, p += 2) {
+            s1 += (uint32_t)p[0] << 8 | p[1];
+            s2 += s1;
+        }
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    if (len % 2) {
+        s1 += (uint32_t)p[0] << 8;
+        s2 += s1;
+        s1 = (s1 & 0xffff) + (s1 >> 16);
+        s2 = (s2 & 0xffff) + (s2 >> 16);
+    }
+    s1 = (s1 & 0xffff) + (s1 >> 16);
+    s2 = (s2 & 0xffff) + (s2 >> 16);
+    return s2 << 16 | s1;
+}
+
+/* n elements of size es, stored as es planes of n bytes (and the len % es bytes left over as
+ * they were), back to element order. The common float case gets its own loop: the compiler
+ * turns it into shuffles of whole vectors. */
+static void unshuffle(const unsigned char *src, unsigned char *dst, size_t len, unsigned es)
+{
+    const size_t n = len / es;
+    if (es == 4) {
+        const unsigned char *b0 = src, *b1 = src + n, *b2 = src + 2 * n, *b3 = src + 3 * n;
+        for (size_t i = 0; i < n; i++) {
+            dst[4 * i] = b0[i];
+            dst[4 * i + 1] = b1[i];
+            dst[4 * i + 2] = b2[i];
+            dst[4 * i + 3] = b3[i];
+        }
+    } else {
+        for (unsigned b = 0; b < es; b++)
+            for (size_t i = 0; i < n; i++) dst[i * es + b] = src[b * n + i];
+    }
+    memcpy(dst + n * es, src + n * es, len - n * es);
+}
+
+static const char *filter_name(int id)
+{
+    return id == H5Z_FILTER_DEFLATE ? "deflate" : id == H5Z_FILTER_SHUFFLE ? "shuffle" : "fletcher32";
+}
+
+axb_status axb_decode_chunk(axb_decoder *d, const axb_filters *f, unsigned mask, const unsigned char *src,
+                            size_t srclen, unsigned char *dst, size_t dstlen, axb_decode_times *t, axb_error *err)
+{
+    /* the size after each filter, from the raw size forwards (fletcher32 adds 4 bytes, shuffle
+     * none): what deflate must produce, as long as no other deflate comes before it
+     * (axb_filters_get allows one) */
+    size_t after[AXB_FILTERS_MAX];
+    size_t sz = dstlen;
+    for (int i = 0; i < f->n; i++) {
+        if (!(mask & (1u << i)) && f->id[i] == H5Z_FILTER_FLETCHER32) sz += 4;
+        after[i] = sz;
+    }
+    if (sz + 8 > d->cap) {
+        const size_t cap = sz + 8;
+        for (int b = 0; b < 2; b++) {
+            unsigned char *nb = realloc(d->buf[b], cap);
+            if (!nb) return axb_error_set(err, AXB_ERR_NOMEM, "chunk decoder buffer of %zu bytes", cap);
+            d->buf[b] = nb;
+        }
+        d->cap = cap;
+    }
+    const unsigned char *cur = src;
+    size_t len = srclen;
+    int nb = 0;
+    for (int i = f->n - 1; i >= 0; i--) {
+        if (mask & (1u << i)) continue;
+        size_t want = i > 0 ? after[i - 1] : dstlen; /* the size before filter i */
+        unsigned char *out = d->buf[nb];
+        const double t0 = now();
+        switch (f->id[i]) {
+        case H5Z_FILTER_DEFLATE: {
+            size_t got = 0;
+            const enum libdeflate_result r = libdeflate_zlib_decompress(d->inflater, cur, len, out, want, &got);
+            if (r != LIBDEFLATE_SUCCESS || got != want)
+                return axb_error_set(err, AXB_ERR_FORMAT, "deflate stream damaged (%s)",
+                                     r == LIBDEFLATE_SUCCESS                  ? "wrong size"
+                                         : r == LIBDEFLATE_INSUFFICIENT_SPACE ? "longer than the chunk"
+                                         : r == LIBDEFLATE_SHORT_OUTPUT       ? "shorter than the chunk"
+                                                                              : "bad data");
+            t->inflate += now() - t0;
+            break;
+        }
+        case H5Z_FILTER_SHUFFLE:
+            if (len != want) break; /* cannot happen: shuffle keeps the size */
+            unshuffle(cur, out, len, f->elsize[i]);
+            t->unshuffle += now() - t0;
+            break;
+        default: { /* fletcher32: the checksum trails the data it covers, little-endian: the raw
+                    * data when it comes first in the pipeline (the 50 s files), the deflated
+                    * stream when it comes last (the 100 s files) */
+            if (len < 4) break;
+            want = len - 4;
+            const uint32_t stored = (uint32_t)cur[want] | (uint32_t)cur[want + 1] << 8 | (uint32_t)cur[want + 2] << 16 |
+                (uint32_t)cur[want + 3] << 24;
+            const uint32_t sum = axb_fletcher32(cur, want);
+            t->checksum += now() - t0;
+            if (sum != stored)
+                return axb_error_set(err, AXB_ERR_FORMAT,
+                                     "fletcher32 checksum mismatch (stored %08x, computed %08x): the chunk is damaged",
+                                     stored, sum);
+            len = want; /* the data stay where they are */
+            continue;
+        }
+        }
+        if (len != want && f->id[i] != H5Z_FILTER_DEFLATE)
+            return axb_error_set(err, AXB_ERR_FORMAT, "%s: stored chunk of %zu bytes, expected %zu",
+                                 filter_name(f->id[i]), len, want + (f->id[i] == H5Z_FILTER_FLETCHER32 ? 4 : 0));
+        cur = out;
+        len = want;
+        nb ^= 1;
+    }
+    if (len != dstlen)
+        return axb_error_set(err, AXB_ERR_FORMAT, "stored chunk of %zu bytes, expected %zu", len, dstlen);
+    memcpy(dst, cur, dstlen);
+    t->chunks++;
+    t->stored_bytes += (int64_t)srclen;
+    return AXB_OK;
+}
