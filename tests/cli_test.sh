@@ -44,9 +44,11 @@ expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "unknown option '--jsn'"      info --jsn x
 expect_error "--checkpoint -1: must be 0 or more seconds" repack "$TMP/nodb" "$TMP/nodst" --checkpoint -1
 expect_error "--write-mode 'fast': expected auto, collective or direct" repack "$TMP/nodb" "$TMP/nodst" --write-mode fast
-expect_error "--write-mode direct needs contiguous storage" repack "$TMP/nodb" "$TMP/nodst" --write-mode direct --deflate 2
 expect_error "write mode 'sometimes'"      extract --db "$TMP/nodb" --pairs x -o y --write-mode sometimes
 expect_error "missing the database folder" info
+expect_error "--threads 0: give 1 to 1024" repack "$TMP/nodb" "$TMP/nodst" --threads 0
+expect_error "--threads 2000: give 1 to 1024" extract --db "$TMP/nodb" --pairs x -o y --threads 2000
+expect_error "--threads -3: give 1 to 1024" kernel --job x.yaml --threads -3
 
 # --- kernel: help and bad jobs (the reader's every refusal is in test_kernel_job) ---
 expect_ok kernel --help;     out_has "usage: axibulk kernel"; out_has "\-\-job"; out_has "docs/kernels.md"

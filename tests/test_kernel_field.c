@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     if (!st) st = make_db(bdir, AXB_DB_RECIPROCAL, &err);
     CHECK_MSG(&T, st == AXB_OK, "mkdb: %s", err.msg);
     axb_kdb fwd, bwd;
-    if (!st) st = axb_kdb_open(MPI_COMM_WORLD, fdir, true, true, 64 << 20, 4, &fwd, &err);
-    if (!st) st = axb_kdb_open(MPI_COMM_WORLD, bdir, false, true, 64 << 20, 4, &bwd, &err);
+    if (!st) st = axb_kdb_open(MPI_COMM_WORLD, fdir, true, true, 64 << 20, 0, 4, &fwd, &err);
+    if (!st) st = axb_kdb_open(MPI_COMM_WORLD, bdir, false, true, 64 << 20, 0, 4, &bwd, &err);
     CHECK_MSG(&T, st == AXB_OK, "open: %s", err.msg);
     if (st) goto out;
     const axb_db_info *in = fwd.info;

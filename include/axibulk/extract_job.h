@@ -76,6 +76,8 @@ typedef struct axb_extract_job {
     bool independent_reads;        /**< independent instead of collective MPI-IO element reads */
     bool cold_batches;             /**< drop the database files' page cache before every batch read
                                      (cold-cache benchmarks of unbuffered access) */
+    int threads;                   /**< per rank, for decoding original-layout chunks (0: default,
+                                     axb_db_set_threads) */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
     bool resume;                   /**< finish the unfinished OUTPUT.partial of an earlier identical run */
     /** With a filter: FFTW wisdom file. Filter FFTs are then planned with FFTW_MEASURE (faster
@@ -97,6 +99,8 @@ typedef struct axb_extract_job_result {
     int64_t cache_hits;    /**< element blocks served by the plans' caches, summed over ranks */
     int64_t read_calls;    /**< data H5Dread calls, summed over ranks */
     int64_t bytes_read;    /**< bytes of element data read, summed over ranks */
+    axb_io_stats io;       /**< the databases' read counters and time per stage, summed over ranks */
+    int threads;           /**< decoding threads per rank (rank 0's) */
 } axb_extract_job_result;
 
 /** Runs the job. Collective over @p comm; every rank returns the same status. Progress lines (when

@@ -58,6 +58,8 @@ typedef struct axb_kernel_run_opts {
     double checkpoint_seconds; /**< about how often finished cells are made durable and progress
                                     is shown (0: 20 s) */
     axb_kernel_stats *stats;   /**< filled on rank 0 if not NULL */
+    int threads;               /**< per rank and database, decoding original-layout chunks (0: the
+                                    default of axb_db_set_threads) */
 } axb_kernel_run_opts;
 
 /**

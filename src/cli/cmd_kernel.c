@@ -12,7 +12,7 @@
 
 static const char kernel_help[] =
     "usage: axibulk kernel --job FILE.yaml [-o OUT.h5] [--force | --resume] [--cache-mb MB]\n"
-    "                      [--checkpoint-s S] [--stats FILE.json] [-q]\n"
+    "                      [--checkpoint-s S] [--stats FILE.json] [--threads N] [-q]\n"
     "\n"
     "Computes Born sensitivity kernels of cross-correlation travel times or amplitudes, for the\n"
     "kernels a YAML job file lists, from a forward database (the event's wavefield) and a\n"
@@ -64,7 +64,7 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
 {
     const char *job_path = NULL, *output = NULL, *stats_path = NULL;
     bool force = false, resume = false, quiet = false, help = false;
-    long cache_mb = 0;
+    long cache_mb = 0, threads = -1;
     double checkpoint_s = 20;
     const axb_opt opts[] = {
         {"job", 0, AXB_OPT_STRING, &job_path, "FILE", "the kernel job (YAML; keys in docs/cli.md)"},
@@ -78,6 +78,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
          "write what the run did (counts, reads, time per stage) as JSON to FILE"},
         {"cache-mb", 0, AXB_OPT_INT, &cache_mb, "MB",
          "per database, strain kept between steps (default 256; results do not depend on it)"},
+        {"threads", 0, AXB_OPT_INT, &threads, "N",
+         "threads per rank and database decoding deflated chunks (default: the rank's cores)"},
         {"quiet", 'q', AXB_OPT_FLAG, &quiet, NULL, "no progress lines"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},
     };
@@ -95,6 +97,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
     AXB_CHECK(err, cache_mb >= 0 && cache_mb <= (1L << 24), AXB_ERR_ARG, "--cache-mb %ld: give 0 to 16777216 MB",
               cache_mb);
     AXB_CHECK(err, !(force && resume), AXB_ERR_ARG, "--force and --resume exclude each other");
+    AXB_CHECK(err, threads == -1 || (threads >= 1 && threads <= 1024), AXB_ERR_ARG, "--threads %ld: give 1 to 1024",
+              threads);
     AXB_CHECK(err, checkpoint_s >= 0.1 && checkpoint_s <= 86400, AXB_ERR_ARG,
               "--checkpoint-s %g: give 0.1 to 86400 seconds", checkpoint_s);
 
@@ -119,7 +123,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
                                         .cache_bytes = (int64_t)cache_mb << 20,
                                         .resume = resume,
                                         .checkpoint_seconds = checkpoint_s,
-                                        .stats = &stats};
+                                        .stats = &stats,
+                                        .threads = threads > 0 ? (int)threads : 0};
         st = axb_kernel_run(env->comm, &job, &ro, NULL, err);
         if (!st && stats_path)
             st = axb_agree(env->comm, env->rank == 0 ? write_stats(stats_path, &stats, err) : AXB_OK, err);

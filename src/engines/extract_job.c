@@ -107,6 +107,7 @@ static axb_status job_open(MPI_Comm comm, const axb_extract_job *job, FILE *prog
     AXB_MPI_TRY(err, MPI_Comm_rank(comm, &c->rank), "rank");
     AXB_MPI_TRY(err, MPI_Comm_size(comm, &c->size), "communicator size");
     AXB_TRY(axb_db_open(comm, job->db_path, &c->db, err));
+    axb_db_set_threads(c->db, job->threads);
     AXB_TRY(axb_agree(comm, axb_extract_plan_create(c->db, &job->opts, &c->plan, err), err));
     AXB_TRY(axb_agree(comm, axb_job_rows_build(job, axb_db_get_info(c->db)->planet_radius, &c->rows, err), err));
     if (job->subfaults) AXB_TRY(axb_extract_subfaults_prepare(c, err));
@@ -172,13 +173,13 @@ static axb_status job_result(const axb_job_ctx *c, double t0, axb_extract_job_re
 {
     axb_extract_stats es;
     axb_extract_get_stats(c->plan, &es);
-    axb_io_stats io;
-    axb_db_get_io_stats(c->db, &io);
-    axb_status st = sum_over_ranks(c->comm, es.elements_read, &res->elements_read, err);
+    axb_status st = axb_db_sum_io_stats(c->db, &res->io, err);
+    if (st == AXB_OK) st = sum_over_ranks(c->comm, es.elements_read, &res->elements_read, err);
     if (st == AXB_OK) st = sum_over_ranks(c->comm, es.cache_hits, &res->cache_hits, err);
-    if (st == AXB_OK) st = sum_over_ranks(c->comm, io.read_calls, &res->read_calls, err);
-    if (st == AXB_OK) st = sum_over_ranks(c->comm, io.bytes_read, &res->bytes_read, err);
     AXB_TRY(axb_agree(c->comm, st, err));
+    res->read_calls = res->io.read_calls;
+    res->bytes_read = res->io.bytes_read;
+    res->threads = axb_db_get_threads(c->db);
     res->rows = c->rows.nrows;
     res->ncomp = axb_extract_ncomp(c->plan);
     snprintf(res->components, sizeof res->components, "%s", axb_extract_components(c->plan));

@@ -19,12 +19,13 @@ static void *alloc_n(int64_t n, size_t size)
 }
 
 axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want_displ, int64_t cache_bytes,
-                        int64_t min_elements, axb_kdb *k, axb_error *err)
+                        int threads, int64_t min_elements, axb_kdb *k, axb_error *err)
 {
     memset(k, 0, sizeof *k);
     k->forward = forward;
     k->want_displ = want_displ;
     AXB_TRY(axb_db_open(comm, path, &k->db, err));
+    axb_db_set_threads(k->db, threads);
     k->info = axb_db_get_info(k->db);
     k->mesh = axb_db_get_mesh(k->db);
     const axb_db_info *in = k->info;

@@ -51,7 +51,7 @@ typedef struct axb_kdb {
 /* Opens @p path for the kernel engine (collective): displ_only databases of the @p forward kind.
  * @p cache_bytes bounds the cache; at least @p min_elements elements must fit. */
 axb_status axb_kdb_open(MPI_Comm comm, const char *path, bool forward, bool want_displ, int64_t cache_bytes,
-                        int64_t min_elements, axb_kdb *k, axb_error *err);
+                        int threads, int64_t min_elements, axb_kdb *k, axb_error *err);
 void axb_kdb_close(axb_kdb *k);
 
 /* Locates Earth-Cartesian point @p x (m) in the frame whose pole is (lon, colat); AXB_ERR_RANGE

@@ -495,9 +495,11 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_
     p->points_per_batch = p->cells_per_batch * pps;
     const bool rho = wants_density(job);
     /* opening is collective and agrees by itself; a refusal names the job's key */
-    AXB_TRY_CTX(err, axb_kdb_open(comm, job->fwd_db, true, rho, cache, p->points_per_batch, &p->fwd, err),
+    AXB_TRY_CTX(err,
+                axb_kdb_open(comm, job->fwd_db, true, rho, cache, opts->threads, p->points_per_batch, &p->fwd, err),
                 "forward-db");
-    axb_status st = axb_kdb_open(comm, job->bwd_db, false, rho, cache, p->points_per_batch, &p->bwd, err);
+    axb_status st =
+        axb_kdb_open(comm, job->bwd_db, false, rho, cache, opts->threads, p->points_per_batch, &p->bwd, err);
     if (st) axb_error_prefix(err, "backward-db");
     if (!st) st = plan_rest(p, progress, err);
     st = axb_agree(comm, st, err);
