@@ -24,14 +24,19 @@ while i + 16 <= len(d):
     i += 16 + 8 * c + 8
 print(n)
 PY
-# Twice: killed while writing directly (the default), resumed directly; killed while writing
-# collectively, resumed directly (the modes share the file layout and the record).
+# Three times: killed while writing directly (the default), resumed directly; killed while writing
+# collectively, resumed directly (the modes share the file layout and the record); and deflated
+# output killed while rank 0 stores the ranks' compressed chunks, resumed the same way.
 passed=0
-for kill_mode in direct collective; do
+for kill_mode in direct collective chunks; do
+storage=()
+mode=$kill_mode
+if [ $kill_mode = chunks ]; then storage=(--deflate 2); mode=direct; fi
 DST="$TMP/merged-$kill_mode"
 REC="$DST/merged_output.nc4.partial.record"
 # 1 MiB slabs: some hundred slabs, each recorded once on disk (--checkpoint 0)
-"$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M --checkpoint 0 --write-mode $kill_mode -q >"$TMP/log1" 2>&1 &
+"$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" "${storage[@]}" --memory 1M --checkpoint 0 --write-mode $mode -q \
+    >"$TMP/log1" 2>&1 &
 pid=$!
 killed=0
 for _ in $(seq 1 600); do
@@ -46,7 +51,7 @@ if [ $killed = 0 ] || [ -e "$DST/merged_output.nc4" ]; then
     echo "FAIL ($kill_mode): the repack could not be interrupted part-way"; echo "$passed passed, 1 failed"; exit 1
 fi
 echo "$kill_mode: killed after $n of 4992 elements"
-if "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --memory 1M --resume --verify -q &&
+if "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" "${storage[@]}" --memory 1M --resume --verify -q &&
    [ -e "$DST/merged_output.nc4" ] && [ ! -e "$DST/merged_output.nc4.partial" ]; then
     passed=$((passed + 1))
 else

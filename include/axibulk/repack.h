@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "axibulk/db.h"
 #include "axibulk/status.h"
 
 #ifdef __cplusplus
@@ -50,6 +51,7 @@ typedef struct axb_repack_opts {
      *  the written slabs go to disk in the background while the next slabs are read. */
     double checkpoint_seconds;
     axb_repack_write write_mode;
+    int threads; /**< per rank, decoding deflated source chunks (0: the default of axb_db_set_threads) */
 } axb_repack_opts;
 
 typedef struct axb_repack_result {
@@ -61,6 +63,8 @@ typedef struct axb_repack_result {
     bool verified;
     axb_repack_write write_mode; /**< the mode used: collective or direct */
     bool page_cache_bypassed;    /**< direct mode got O_DIRECT from the file system */
+    axb_io_stats io;             /**< the source's read counters and time per stage, summed over ranks */
+    int threads;                 /**< decoding threads per rank */
 } axb_repack_result;
 
 /** Runs the conversion (collective). Refuses strain-only input, an existing output without force

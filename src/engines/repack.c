@@ -24,8 +24,6 @@ static axb_status validate(const axb_repack_opts *o, axb_error *err)
 {
     AXB_CHECK(err, o->deflate >= -1 && o->deflate <= 9, AXB_ERR_ARG, "--deflate %d: must be 0..9", o->deflate);
     AXB_CHECK(err, o->memory_bytes > 0, AXB_ERR_ARG, "--memory must be positive");
-    AXB_CHECK(err, !(o->write_mode == AXB_REPACK_WRITE_DIRECT && o->deflate >= 0), AXB_ERR_ARG,
-              "--write-mode direct needs contiguous storage (not --deflate)");
     return AXB_OK;
 }
 
@@ -33,6 +31,7 @@ static axb_status open_source(repack_job *j, axb_error *err)
 {
     const axb_repack_opts *o = j->o;
     AXB_TRY(axb_db_open(j->comm, o->src, &j->db, err));
+    axb_db_set_threads(j->db, o->threads);
     j->in = axb_db_get_info(j->db);
     j->nelem = j->in->nelem;
     j->block_bytes = axb_db_block_floats(j->db) * (int64_t)sizeof(float);
@@ -147,7 +146,8 @@ static axb_status define_output(repack_job *j, axb_merged_def *def, axb_error *e
                             .nvars = j->in->nvars,
                             .order = j->order,
                             .deflate = o->deflate,
-                            .direct = o->deflate < 0 && o->write_mode != AXB_REPACK_WRITE_COLLECTIVE,
+                            .direct = o->write_mode != AXB_REPACK_WRITE_COLLECTIVE,
+                            .threads = axb_db_get_threads(j->db),
                             .resume = o->resume,
                             .inflight_bytes = o->memory_bytes / 2,
                             .max_put_bytes = REPACK_SLAB_MAX};
@@ -203,6 +203,12 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     j.progress = j.rank == 0 && o->progress ? progress : NULL;
     axb_status st = run(&j, res, err);
     res->seconds = axb_wall_seconds() - t0;
+    if (j.db) { /* opened on every rank or on none: the sum is collective */
+        axb_error e2 = AXB_ERROR_INIT;
+        const axb_status s2 = axb_db_sum_io_stats(j.db, &res->io, &e2);
+        if (!st && s2) st = axb_error_set(err, s2, "%s", e2.msg);
+        res->threads = axb_db_get_threads(j.db);
+    }
     free(j.order);
     free(j.done);
     free(j.slabs);

@@ -21,6 +21,8 @@ typedef struct merged_impl {
     struct axb_block_writer *rf;
     int64_t data_offset; /* file offset of the dataset's block */
     int64_t stream_next; /* the element the open stream continues with; -1: none */
+    /* chunks */
+    struct chunks_state *chunks;
 } merged_impl;
 
 /* How puts reach the file. open: the data phase starts (collective; may change m->how); buffer:
@@ -37,6 +39,7 @@ struct merged_strategy {
 
 extern const merged_strategy axb_merged_collective;
 extern const merged_strategy axb_merged_direct;
+extern const merged_strategy axb_merged_chunks; /* merged_chunks.c */
 
 /* Defines the whole structure in the open file @p dst after the template @p src (collective). */
 AXB_NODISCARD axb_status axb_merged_define(int src, int dst, const axb_merged_def *d, merged_impl *m, const char *path,

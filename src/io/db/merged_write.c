@@ -93,7 +93,7 @@ static axb_status merged_begin(axb_db_writer *w, axb_error *err)
         AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close", m->def.template_path),
                           err));
     }
-    m->how = m->def.direct ? &axb_merged_direct : &axb_merged_collective;
+    m->how = !m->def.direct ? &axb_merged_collective : m->def.deflate >= 0 ? &axb_merged_chunks : &axb_merged_direct;
     return m->how->open(w, err);
 }
 
@@ -142,8 +142,6 @@ static const axb_db_writer_ops merged_ops = {
 axb_status axb_merged_writer_create(MPI_Comm comm, const char *path, const axb_merged_def *def, axb_db_writer **out,
                                     axb_error *err)
 {
-    AXB_CHECK(err, !(def->direct && def->deflate >= 0), AXB_ERR_ARG,
-              "direct writes need contiguous storage (not deflate)");
     merged_impl *m = calloc(1, sizeof *m);
     if (!m) return axb_error_set(err, AXB_ERR_NOMEM, "%s: writer", path);
     *m = (merged_impl){
@@ -164,5 +162,5 @@ bool axb_merged_writer_is_direct(const axb_db_writer *w, bool *page_cache_bypass
 {
     const merged_impl *m = impl_of(w);
     *page_cache_bypassed = m->rf && axb_block_writer_is_direct(m->rf);
-    return m->how == &axb_merged_direct;
+    return m->how == &axb_merged_direct || m->how == &axb_merged_chunks;
 }

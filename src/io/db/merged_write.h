@@ -4,13 +4,16 @@
  * the output's element order; element data put as ranges of whole elements, each rank its own,
  * block[nvars][ξ][η][t] per element.
  *
- * Two ways for the element data to reach the file, chosen at begin (merged_strategy.c):
- *  - collective: one collective nc_put_vara per put (any storage, the only one for deflate), whose
- *    writeback then starts in the background;
- *  - direct: contiguous storage only; every rank streams its ranges into the dataset's allocated
+ * Three ways for the element data to reach the file, chosen at begin (merged_strategy.c,
+ * merged_chunks.c):
+ *  - collective: one collective nc_put_vara per put (any storage; HDF5 compresses deflated
+ *    chunks), whose writeback then starts in the background;
+ *  - direct, contiguous storage: every rank streams its ranges into the dataset's allocated
  *    block through the block writer (O_DIRECT where the file system allows, pages written by a
  *    helper thread while the caller reads the next range). Falls back to collective when HDF5 did
- *    not put the block where expected. */
+ *    not put the block where expected;
+ *  - direct, deflate: every rank compresses its elements' chunks in @p threads worker threads;
+ *    rank 0 stores all of them with direct chunk writes through serial HDF5. */
 #ifndef AXB_IO_DB_MERGED_WRITE_H
 #define AXB_IO_DB_MERGED_WRITE_H
 
@@ -25,7 +28,8 @@ typedef struct axb_merged_def {
     int npol, nvars;
     const int64_t *order;   /* output element k is the template's element order[k] */
     int deflate;            /* -1: contiguous; 0..9: one chunk per element, shuffle + deflate */
-    bool direct;            /* direct writes asked for (contiguous only) */
+    bool direct;            /* direct writes: block streams (contiguous) or chunk writes (deflate) */
+    int threads;            /* per rank, compressing chunks (deflate, direct) */
     bool resume;            /* the file exists from a killed run: define only reopens it */
     int64_t inflight_bytes; /* memory for element data in flight on this rank */
     int64_t max_put_bytes;  /* upper bound of one put */
