@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import db_files, drop, env, run, splice, warm
+from benchlib import db_files, drop, env, run, seq_read, splice, warm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUMMARY = re.compile(r"wrote (\d+) rows .* in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in "
@@ -49,19 +49,6 @@ FULL = dict(db=["--period", "15", "--length", "1800", "--rmin-km", "3800", "--po
             npairs=20000, nfixed=4000, events=(100, 200), nepal_stations=100, reps=2)
 QUICK = dict(db=["--period", "60", "--length", "1200", "--rmin-km", "5000", "--points-per-wavelength", "6"],
              npairs=1000, nfixed=500, events=(20, 50), nepal_stations=20, reps=1)
-
-
-def seq_read(files):
-    drop(files)
-    t, n = time.perf_counter(), 0
-    for f in files:
-        with open(f, "rb", buffering=0) as h:
-            while True:
-                b = h.read(8 << 20)
-                if not b:
-                    break
-                n += len(b)
-    return n / (time.perf_counter() - t) / 1e6
 
 
 def rand_point(rng):

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The real-database benchmark in --quick mode on the shared 50 s PREM database: it must run and
+# write a valid report (JSON with every configuration and sane numbers, the decoding threads' time
+# split where AxiSEM's deflated chunks were read, the Markdown spliced between its markers without
+# disturbing the rest of the file). It never judges a speed.
+# usage: bench_realdata_quick.sh AXIBULK
+set -u
+AXB=$1
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+db="$root/../shared/data/axisem-prem-50s/prem_50s_bwd_displ_only"
+if [ ! -d "$db" ]; then
+    echo "shared 50 s PREM database not found at $db: skipped"
+    exit 77
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-rdbenchq-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+cp "$root/docs/benchmarks.md" "$TMP/benchmarks.md"
+python3 "$root/bench/realdata_bench.py" --quick --axibulk "$AXB" --db "$db" --work "$TMP/work" --out "$TMP/out" \
+    --md "$TMP/benchmarks.md" >"$TMP/log" 2>&1 ||
+    { tail -5 "$TMP/log"; echo "realdata_bench failed"; echo "0 passed, 1 failed"; exit 1; }
+python3 - "$TMP" "$root/docs/benchmarks.md" <<'PY'
+import json, os, sys
+tmp, orig_md = sys.argv[1], sys.argv[2]
+rep = json.load(open(os.path.join(tmp, "out", "realdata.json")))
+fails = []
+def check(cond, what):
+    if not cond: fails.append(what)
+check(len(rep) == 1, f"{len(rep)} databases")
+r = rep[0]
+check(r["elements"] == 4992 and r["samples"] == 146 and r["deflate"] == 2, "database facts")
+check(r["cold_read_mb_s"] > 0, "cold read")
+check({(p["mode"], p["ranks"]) for p in r["repack"]} == {("--contiguous", 1), ("--deflate 2", 1)}, "repack runs")
+for p in r["repack"]:
+    check(p["read_mb_s"] > 0 and p["of_cold_read"] > 0, f"repack {p['mode']} rate")
+    d = p["decode"]
+    # every chunk of the 5 variables decoded once at least: 1452 chunks of 56 points per variable
+    check(d is not None and d["chunks"] >= 5 * 1452 and d["inflate"] > 0 and d["checksum"] > 0,
+          f"repack {p['mode']} decode split {d}")
+want = {("original", 1, False), ("merged", 1, False), ("original", 1, True), ("merged", 1, True)}
+check({(e["layout"], e["ranks"], e["pinned"]) for e in r["extract"]} == want, "extract runs")
+for e in r["extract"]:
+    check(e["rows"] == 200 and e["rows_s"] > 0 and e["element_reads"] > 0, f"extract {e}")
+    check((e["decode"] is not None) == (e["layout"] == "original"), f"decode line on {e['layout']}")
+    if e["pinned"] and e["decode"]:
+        check(e["decode"]["threads"] == 1, "--threads 1 reported")
+b = r["bound"]
+check(b["cache_read_mb_s"] > 0 and 0 < b["fraction"] < 5, f"bound {b}")
+md = open(os.path.join(tmp, "benchmarks.md")).read()
+orig = open(orig_md).read()
+begin, end = "<!-- bench/realdata_bench.py: begin -->", "<!-- bench/realdata_bench.py: end -->"
+check(md.count(begin) == 1 and md.count(end) == 1, "one marked block")
+outside = md[:md.index(begin)] + md[md.index(end) + len(end):]
+if begin in orig:
+    check(outside == orig[:orig.index(begin)] + orig[orig.index(end) + len(end):], "rest of the file unchanged")
+else:
+    check(outside.startswith(orig.rstrip("\n")), "rest of the file unchanged")
+check("of the copy bound" in md and "prem_50s_bwd_displ_only" in md, "report text")
+for f in fails: print("FAIL:", f)
+print(f"{10 - len(fails) if len(fails) < 10 else 0} passed, {len(fails)} failed")
+sys.exit(1 if fails else 0)
+PY
