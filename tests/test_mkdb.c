@@ -332,6 +332,33 @@ static bool same_files(const char *a, const char *b)
     return same;
 }
 
+/* The snapshot arrays of an --axisem-filters file carry AxiSEM's pipeline, in AxiSEM's order
+ * (h5dump -pH of the shared 50 s files: fletcher32, shuffle, deflate 2), in chunks of 8192 values. */
+static void check_axisem_filters(check_ctx *T, const char *file, const char *var, int64_t nt)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/Snapshots/%s", var);
+    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = f >= 0 ? H5Dopen2(f, path, H5P_DEFAULT) : -1;
+    hid_t pl = d >= 0 ? H5Dget_create_plist(d) : -1;
+    CHECK_MSG(T, pl >= 0, "%s: %s", file, path);
+    if (pl >= 0) {
+        const H5Z_filter_t want[3] = {H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE};
+        CHECK_MSG(T, H5Pget_nfilters(pl) == 3, "%s: %d filters", file, H5Pget_nfilters(pl));
+        for (unsigned i = 0; i < 3 && H5Pget_nfilters(pl) == 3; i++) {
+            unsigned flags, cd[4];
+            size_t ncd = 4;
+            const H5Z_filter_t id = H5Pget_filter2(pl, i, &flags, &ncd, cd, 0, NULL, NULL);
+            CHECK_MSG(T, id == want[i], "%s: filter %u is %d", file, i, (int)id);
+            if (id == H5Z_FILTER_DEFLATE) CHECK(T, ncd >= 1 && cd[0] == 2);
+        }
+        hsize_t ch[2] = {0, 0};
+        CHECK(T, H5Pget_chunk(pl, 2, ch) == 2 && (int64_t)ch[0] == nt && (int64_t)ch[1] == 8192 / nt);
+        H5Pclose(pl);
+    }
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     int mpi_thread_level; /* FUNNELED: only this thread calls MPI; repack has a writer thread */
@@ -367,6 +394,10 @@ int main(int argc, char **argv)
          (102 * 4 + 1) * (3 * 4 + 1), 6271e3},
         {"straindeep", "--dump strain_only --source-depth-km 100 --element-km 200", AXB_DB_RECIPROCAL,
          AXB_DUMP_STRAIN_ONLY, 102 * 3, 102 * 3 * 9, 6271e3},
+        /* AxiSEM's chunks and filters: the same values through the decoding path */
+        {"recaxisem", "--axisem-filters", AXB_DB_RECIPROCAL, AXB_DUMP_DISPL_ONLY, 54, 1085, 6371e3},
+        {"strainaxisem", "--dump strain_only --axisem-filters", AXB_DB_RECIPROCAL, AXB_DUMP_STRAIN_ONLY, 54, 54 * 9,
+         6371e3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         snprintf(line, sizeof line, "mkdb -o %s/%s %s %s", root, cases[c].name, common, cases[c].extra);
@@ -395,6 +426,9 @@ int main(int argc, char **argv)
             for (int k = 0; k < in->nfiles; k++) {
                 snprintf(line, sizeof line, "ncdump -h '%s' > /dev/null", in->files[k]);
                 CHECK_MSG(&T, system(line) == 0, "%s", line);
+                if (strstr(cases[c].extra, "--axisem-filters"))
+                    check_axisem_filters(&T, in->files[k],
+                                         cases[c].dump == AXB_DUMP_DISPL_ONLY ? "disp_s" : "strain_dsus", in->ndumps);
             }
         axb_db_close(&db);
         snprintf(line, sizeof line, "info %s", dir);

@@ -53,6 +53,9 @@ typedef struct axb_mkdb_opts {
     bool force;                   /**< replace an existing DIR */
     bool progress;                /**< sizes and progress lines on the progress stream (rank 0) */
     int64_t memory_bytes;         /**< per rank, snapshot data in flight (default 256 MiB) */
+    bool axisem_filters;          /**< chunks and filters as AxiSEM writes them (fletcher32, shuffle,
+                                       deflate 2; 8192 values per chunk): the real format, for
+                                       benchmarks; default: unfiltered 112-point chunks */
 } axb_mkdb_opts;
 
 /** Everything derived from the options. */

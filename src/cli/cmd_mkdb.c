@@ -61,6 +61,9 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
         {"element-km", 0, AXB_OPT_DOUBLE, &o.element_km, "KM", "element size given directly"},
         {"dt", 0, AXB_OPT_DOUBLE, &o.dt, "S", "sample interval (default period/4)"},
         {"memory-mb", 0, AXB_OPT_DOUBLE, &memory_mb, "MB", "snapshot data in flight per rank (default 256)"},
+        {"axisem-filters", 0, AXB_OPT_FLAG, &o.axisem_filters, NULL,
+         "chunks and filters as AxiSEM writes them (fletcher32, shuffle, deflate 2): the real format, slower to "
+         "write"},
         {"force", 0, AXB_OPT_FLAG, &o.force, NULL, "replace an existing DIR"},
         {"quiet", 'q', AXB_OPT_FLAG, &quiet, NULL, "no size report and progress lines"},
         {NULL, 0, AXB_OPT_FLAG, NULL, NULL, NULL},

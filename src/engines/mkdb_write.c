@@ -42,8 +42,9 @@ static void describe(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const axb_m
                             .G2 = m->G2,
                             .gll = m->gll,
                             .glj = m->glj,
-                            .chunk_points = axb_original_chunk_points(p->nt, m->npoints),
-                            .max_points = max_points};
+                            .chunk_points = axb_original_chunk_points(p->nt, m->npoints, o->axisem_filters),
+                            .max_points = max_points,
+                            .axisem_filters = o->axisem_filters};
 }
 
 /* The source time function as stored (float32). */
@@ -159,7 +160,7 @@ axb_status axb_mkdb_write_file(MPI_Comm comm, const axb_mkdb_opts *o, const axb_
     f.nv = axb_original_rows(o->dump, sim, f.rows);
     axb_fs_stf_from_period(o->period, &f.stf);
     f.stf.t0 = plan->src_shift;
-    const int64_t cp = axb_original_chunk_points(plan->nt, m->npoints);
+    const int64_t cp = axb_original_chunk_points(plan->nt, m->npoints, o->axisem_filters);
     const rounds r = plan_rounds(o, plan->nt, m->npoints, cp, f.nv, rank, size);
     f.phys = malloc((size_t)(6 * plan->nt) * sizeof *f.phys);
     axb_original_def def;

@@ -10,6 +10,7 @@
 #ifndef AXB_IO_DB_ORIGINAL_WRITE_H
 #define AXB_IO_DB_ORIGINAL_WRITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "axibulk/db.h"
@@ -35,11 +36,13 @@ typedef struct axb_original_def {
     const double *G1, *G2, *gll, *glj;
     int64_t chunk_points; /* axb_original_chunk_points */
     int64_t max_points;   /* the largest put */
+    bool axisem_filters;  /* fletcher32 + shuffle + deflate 2 on the snapshot arrays, as AxiSEM */
 } axb_original_def;
 
-/* Points per chunk of the snapshot arrays: AxiSEM's 112, fewer for very long records so a chunk
- * stays <= 16 MiB. */
-int64_t axb_original_chunk_points(int64_t nt, int64_t npoints);
+/* Points per chunk of the snapshot arrays: unfiltered, 112 (fewer for very long records so a
+ * chunk stays <= 16 MiB); with AxiSEM's filters, AxiSEM's own rule of 8192 values per chunk
+ * (146 samples: 56 points, 295 samples: 27). */
+int64_t axb_original_chunk_points(int64_t nt, int64_t npoints, bool axisem_filters);
 
 /* The variables a run stores, as indices into the dump type's full list (displ_only: s, φ, z;
  * strain_only: dsus, dsuz, dpup, dsup, dzup, trace); returns how many. */
