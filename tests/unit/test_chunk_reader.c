@@ -188,6 +188,7 @@ static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
             CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, "v", &idx[k], &err) == AXB_OK);
             CHECK(T, idx[k] == k);
             CHECK(T, axb_chunk_reader_filtered(r, idx[k]) == filtered);
+            CHECK(T, axb_chunk_reader_indexed(r, idx[k])); /* the index in one pass, not chunk by chunk */
         }
         char what[64];
         /* plain reads */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "io/hdf5/chunk_filters.h"
+#include "io/hdf5/chunk_index.h"
 #include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
@@ -50,6 +51,7 @@ typedef struct rc_dset {
     int64_t cp, nt, np; /* chunk width along axis, length of the other axis, points */
     int64_t nchunks;
     bool filtered;
+    bool indexed; /* addr/size/mask of every chunk known (chunk_index.h): no HDF5 lookups */
     axb_filters filt;
     int64_t *addr;  /* per chunk: file address, -1 unknown yet */
     int64_t *size;  /* per chunk: bytes stored */
@@ -370,6 +372,35 @@ static axb_status size_cache(axb_chunk_reader *r, int64_t chunk_bytes, int64_t n
     return AXB_OK;
 }
 
+/* The whole chunk index in one pass, checked against HDF5 at its first and last chunk (the last is
+ * the one HDF5's own lookup finds slowest); where it cannot be read, chunk_addr asks HDF5. */
+static axb_status read_index(axb_chunk_reader *r, rc_dset *d, axb_error *err)
+{
+    const int fd = open(r->path, O_RDONLY);
+    if (fd < 0) return AXB_OK;
+    bool ok = false;
+    axb_status st = axb_chunk_index_read(d->dset, fd, d->axis, d->cp, d->nchunks, d->addr, d->size, d->mask, &ok, err);
+    close(fd);
+    if (st || !ok) {
+        for (int64_t c = 0; c < d->nchunks; c++) d->addr[c] = -1;
+        return st;
+    }
+    const int64_t probe[2] = {0, d->nchunks - 1};
+    for (int k = 0; k < 2 && ok; k++) {
+        hsize_t off[2] = {0, 0}, size = 0;
+        off[d->axis] = (hsize_t)(probe[k] * d->cp);
+        unsigned mask = 0;
+        haddr_t a = HADDR_UNDEF;
+        const bool stored = H5Dget_chunk_info_by_coord(d->dset, off, &mask, &a, &size) >= 0 && a != HADDR_UNDEF;
+        const int64_t c = probe[k];
+        ok = stored ? d->addr[c] == (int64_t)a && d->size[c] == (int64_t)size && d->mask[c] == mask : d->addr[c] < 0;
+    }
+    if (!ok)
+        for (int64_t c = 0; c < d->nchunks; c++) d->addr[c] = -1;
+    d->indexed = ok;
+    return AXB_OK;
+}
+
 axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, const char *name, int *idx, axb_error *err)
 {
     *idx = -1;
@@ -423,8 +454,14 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, const
         d->addr[c] = -1;
         d->slot[c] = -1;
     }
+    AXB_TRY(read_index(r, d, err));
     *idx = r->nds++;
     return AXB_OK;
+}
+
+bool axb_chunk_reader_indexed(const axb_chunk_reader *r, int idx)
+{
+    return idx >= 0 && idx < r->nds && r->ds[idx].indexed;
 }
 
 bool axb_chunk_reader_filtered(const axb_chunk_reader *r, int idx)
@@ -437,7 +474,10 @@ bool axb_chunk_reader_filtered(const axb_chunk_reader *r, int idx)
  * which knows about fill values, or (filtered) reports it. */
 static bool chunk_addr(const axb_chunk_reader *r, rc_dset *d, int64_t c, int64_t *addr)
 {
-    if (d->addr[c] < 0) {
+    if (d->indexed) {
+        if (d->addr[c] < 0 || d->size[c] <= 0) return false;
+        if (!d->filtered && (d->size[c] != r->chunk_bytes || d->mask[c] != 0)) return false;
+    } else if (d->addr[c] < 0) {
         hsize_t off[2] = {0, 0}, size = 0;
         off[d->axis] = (hsize_t)(c * d->cp);
         unsigned mask = 0;

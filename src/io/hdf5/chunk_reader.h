@@ -40,6 +40,9 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, const
 /* Dataset @p idx is filtered: read_cols always takes it (whole chunks are the unit of decoding,
  * however few points are wanted) and never declines a chunk. */
 bool axb_chunk_reader_filtered(const axb_chunk_reader *r, int idx);
+/* Dataset @p idx's chunk index was read in one pass (io/hdf5/chunk_index.h), so no chunk costs an
+ * HDF5 lookup. */
+bool axb_chunk_reader_indexed(const axb_chunk_reader *r, int idx);
 /* Starts reading, in the background and in file order across all datasets (only the filtered
  * ones with @p filtered_only), the chunks that read_cols of sorted ids[0..n) will need from each
  * dataset (those that pass its *used rule), unless they are cached or would take more than three
