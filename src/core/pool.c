@@ -141,6 +141,83 @@ void axb_pool_destroy(axb_pool **pp)
     *pp = NULL;
 }
 
+struct axb_task_group {
+    axb_pool *pool;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t pending; /* under mu */
+};
+
+typedef struct group_task {
+    axb_task_group *g;
+    axb_pool_fn fn;
+    void *arg;
+} group_task;
+
+static void run_group_task(void *vt, int worker)
+{
+    group_task *t = vt;
+    axb_task_group *g = t->g;
+    t->fn(t->arg, worker);
+    free(t);
+    pthread_mutex_lock(&g->mu);
+    g->pending--;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+axb_status axb_task_group_create(axb_pool *p, axb_task_group **out, axb_error *err)
+{
+    axb_task_group *g = calloc(1, sizeof *g);
+    *out = g;
+    if (!g) return axb_error_set(err, AXB_ERR_NOMEM, "task group");
+    g->pool = p;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    return AXB_OK;
+}
+
+axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, axb_error *err)
+{
+    group_task *t = malloc(sizeof *t);
+    if (!t) return axb_error_set(err, AXB_ERR_NOMEM, "task");
+    *t = (group_task){g, fn, arg};
+    pthread_mutex_lock(&g->mu);
+    g->pending++;
+    pthread_mutex_unlock(&g->mu);
+    const axb_status st = axb_pool_submit(g->pool, run_group_task, t, err);
+    if (st) {
+        free(t);
+        pthread_mutex_lock(&g->mu);
+        g->pending--;
+        pthread_mutex_unlock(&g->mu);
+    }
+    return st;
+}
+
+void axb_task_group_wait(axb_task_group *g)
+{
+    pthread_mutex_lock(&g->mu);
+    while (g->pending > 0) {
+        pthread_mutex_unlock(&g->mu);
+        const bool helped = axb_pool_help(g->pool);
+        pthread_mutex_lock(&g->mu);
+        if (!helped && g->pending > 0) pthread_cond_wait(&g->cv, &g->mu);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+void axb_task_group_free(axb_task_group **pg)
+{
+    axb_task_group *g = pg ? *pg : NULL;
+    if (!g) return;
+    axb_task_group_wait(g);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g);
+    *pg = NULL;
+}
+
 int axb_threads_default(MPI_Comm comm)
 {
     cpu_set_t set;

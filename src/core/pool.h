@@ -27,6 +27,16 @@ int axb_pool_size(const axb_pool *p);
 /* Runs what is still queued, stops and joins the workers. Accepts a pointer to NULL. */
 void axb_pool_destroy(axb_pool **p);
 
+/* A group of tasks someone waits for as a whole: submit counts a task in, its end counts it out;
+ * wait returns when none is left, running queued tasks meanwhile. Used by one waiting thread. */
+typedef struct axb_task_group axb_task_group;
+axb_status axb_task_group_create(axb_pool *p, axb_task_group **out, axb_error *err);
+/* Queues @p fn(@p arg) in the group (fn owns arg, as for axb_pool_submit). */
+axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, axb_error *err);
+void axb_task_group_wait(axb_task_group *g);
+/* Waits for the group, then frees it. Accepts a pointer to NULL. */
+void axb_task_group_free(axb_task_group **g);
+
 /* Threads a rank should use by default: the CPUs it may run on (its affinity mask), shared
  * among the ranks of this node that have the same mask (mpirun without binding gives all ranks
  * every core). Collective over @p comm; at least 1. */

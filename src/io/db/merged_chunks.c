@@ -30,6 +30,7 @@
 
 typedef struct chunks_state {
     axb_pool *pool;
+    axb_task_group *group;
     axb_encoder **enc; /* per pool worker + the helping caller, made at first use */
     int nenc;
     size_t cap;          /* bound of one stored chunk */
@@ -39,10 +40,8 @@ typedef struct chunks_state {
     int64_t *rsize;      /* rank 0: their sizes */
     hid_t fid, dset;     /* rank 0: the file through serial HDF5 */
     int fd;              /* rank 0: for fdatasync at checkpoints */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int64_t pending; /* tasks not finished, under mu */
-    axb_status st;   /* the first task failure, under mu */
+    pthread_mutex_t mu;  /* guards st and msg */
+    axb_status st;       /* the first task failure */
     char msg[AXB_ERRMSG_MAX];
 } chunks_state;
 
@@ -75,8 +74,6 @@ static void compress_task(void *arg, int worker)
         c->st = st;
         memcpy(c->msg, e.msg, sizeof c->msg);
     }
-    c->pending--;
-    pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
     free(t);
 }
@@ -93,24 +90,11 @@ static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
             break;
         }
         *t = (chunk_task){m, k, count - k < ELEMS_PER_TASK ? count - k : ELEMS_PER_TASK};
-        pthread_mutex_lock(&c->mu);
-        c->pending++;
-        pthread_mutex_unlock(&c->mu);
-        st = axb_pool_submit(c->pool, compress_task, t, err);
-        if (st) {
-            free(t);
-            pthread_mutex_lock(&c->mu);
-            c->pending--;
-            pthread_mutex_unlock(&c->mu);
-        }
+        st = axb_task_group_submit(c->group, compress_task, t, err);
+        if (st) free(t);
     }
+    axb_task_group_wait(c->group);
     pthread_mutex_lock(&c->mu);
-    while (c->pending > 0) {
-        pthread_mutex_unlock(&c->mu);
-        const bool helped = axb_pool_help(c->pool);
-        pthread_mutex_lock(&c->mu);
-        if (!helped && c->pending > 0) pthread_cond_wait(&c->cv, &c->mu);
-    }
     if (!st && c->st) st = axb_error_set(err, c->st, "%s", c->msg);
     c->st = AXB_OK;
     pthread_mutex_unlock(&c->mu);
@@ -147,8 +131,8 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         c->fid = c->dset = -1;
         c->fd = -1;
         pthread_mutex_init(&c->mu, NULL);
-        pthread_cond_init(&c->cv, NULL);
         st = axb_pool_create(m->def.threads > 0 ? m->def.threads : 1, &c->pool, err);
+        if (!st) st = axb_task_group_create(c->pool, &c->group, err);
     }
     axb_encoder *probe = NULL;
     if (!st) st = axb_encoder_create(m->def.deflate, &probe, err);
@@ -263,6 +247,7 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
     chunks_state *c = m->chunks;
     axb_status st = AXB_OK;
     if (c) {
+        axb_task_group_free(&c->group);
         axb_pool_destroy(&c->pool);
         for (int k = 0; c->enc && k < c->nenc; k++) axb_encoder_free(&c->enc[k]);
         free(c->enc);
@@ -274,7 +259,6 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
         free(c->rbuf);
         free(c->rsize);
         pthread_mutex_destroy(&c->mu);
-        pthread_cond_destroy(&c->cv);
         free(c);
         m->chunks = NULL;
     }

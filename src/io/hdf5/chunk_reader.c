@@ -106,11 +106,11 @@ struct axb_chunk_reader {
     int64_t icap;
     /* the tasks */
     axb_pool *pool, *own_pool;
-    rc_worker *w; /* [pool size + 1] */
+    axb_task_group *group; /* this reader's queued reads */
+    rc_worker *w;          /* [pool size + 1] */
     int nw;
     pthread_mutex_t mu;
     pthread_cond_t cv;  /* a task done */
-    int64_t inflight;   /* tasks queued and not finished, under mu */
     axb_chunk_stats st; /* under mu (the caller's own share too) */
     axb_status th_st;   /* the first failure of a task, kept for every later call */
     char th_msg[AXB_ERRMSG_MAX];
@@ -250,7 +250,6 @@ static void run_task(void *arg, int worker)
     r->st.stored_bytes += st.stored_bytes;
     /* after a failure the slots are released unfilled; every later wait reports the failure */
     for (int64_t j = 0; j < t->n; j++) r->slot_state[t->items[j].slot] = SLOT_READY;
-    r->inflight--;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     free(t);
@@ -259,22 +258,14 @@ static void run_task(void *arg, int worker)
 /* Waits until no task of this reader is queued or running (helping the pool meanwhile). */
 static void drain(axb_chunk_reader *r)
 {
-    if (!r->pool) return;
-    pthread_mutex_lock(&r->mu);
-    while (r->inflight > 0) {
-        pthread_mutex_unlock(&r->mu);
-        const bool helped = axb_pool_help(r->pool);
-        pthread_mutex_lock(&r->mu);
-        if (!helped && r->inflight > 0) pthread_cond_wait(&r->cv, &r->mu);
-    }
-    pthread_mutex_unlock(&r->mu);
+    if (r->group) axb_task_group_wait(r->group);
 }
 
 void axb_chunk_reader_close(axb_chunk_reader **pr)
 {
     axb_chunk_reader *r = pr ? *pr : NULL;
     if (!r) return;
-    drain(r);
+    axb_task_group_free(&r->group);
     axb_pool_destroy(&r->own_pool);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
@@ -338,6 +329,7 @@ static axb_status ensure_pool(axb_chunk_reader *r, axb_error *err)
         AXB_TRY(axb_pool_create(1, &r->own_pool, err));
         r->pool = r->own_pool;
     }
+    AXB_TRY(axb_task_group_create(r->pool, &r->group, err));
     const int nw = axb_pool_size(r->pool) + 1;
     r->w = calloc((size_t)nw, sizeof *r->w);
     if (!r->w) return axb_error_set(err, AXB_ERR_NOMEM, "reader threads");
@@ -608,16 +600,8 @@ static axb_status submit(axb_chunk_reader *r, int64_t m, int64_t *bytes, int64_t
         if (t) {
             *t = (rc_task){r, r->items[k].addr, len, n};
             memcpy(t->items, r->items + k, (size_t)n * sizeof(rc_item));
-            pthread_mutex_lock(&r->mu);
-            r->inflight++;
-            pthread_mutex_unlock(&r->mu);
-            st = axb_pool_submit(r->pool, run_task, t, err);
-            if (st) {
-                free(t);
-                pthread_mutex_lock(&r->mu);
-                r->inflight--;
-                pthread_mutex_unlock(&r->mu);
-            }
+            st = axb_task_group_submit(r->group, run_task, t, err);
+            if (st) free(t);
         }
         if (st) { /* nothing will fill these slots: release them */
             pthread_mutex_lock(&r->mu);
