@@ -1,6 +1,7 @@
 /* The element mappings of AxiSEM (finite_elem_mapping.f90 as the reference notes §2.4 give it). */
 #include <math.h>
 
+#include "numerics/vector_clones.h"
 #include "axibulk/sem.h"
 
 void axb_sem_shape(const axb_mesh *m, int64_t e, axb_elem_shape *g)
@@ -154,7 +155,8 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
     *dxi = axis ? m->G1 : m->G2;
 }
 
-void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta, double *out)
+AXB_VECTOR_CLONES void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta,
+                                           double *out)
 {
     if (np1 == 5) {
         /* AxiSEM's npol 4, the hot case: one pass over out per ξ column instead of one per point

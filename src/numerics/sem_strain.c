@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "axibulk/sem.h"
+#include "numerics/vector_clones.h"
 
 typedef struct elem_ctx {
     int np1;
@@ -18,7 +19,7 @@ typedef struct elem_ctx {
 #define F(base, i, j) ((base) + ((int64_t)(i)*c->np1 + (j)) * c->nt)
 
 /* ∂s f and ∂z f at every collocation point. */
-static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
+AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
 {
     const int n = c->np1;
     const int64_t nt = c->nt;
@@ -46,7 +47,7 @@ static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
 }
 
 /* f / s; on the axis (i = 0 of axis elements, s = 0) L'Hôpital: ∂s f there. */
-static void over_s(const elem_ctx *c, const double *f, double *out)
+AXB_VECTOR_CLONES static void over_s(const elem_ctx *c, const double *f, double *out)
 {
     const int n = c->np1;
     const int64_t nt = c->nt;
@@ -72,7 +73,8 @@ static void over_s(const elem_ctx *c, const double *f, double *out)
     }
 }
 
-static void lincomb(const elem_ctx *c, double a, const double *x, double b, const double *y, double *out)
+AXB_VECTOR_CLONES static void lincomb(const elem_ctx *c, double a, const double *x, double b, const double *y,
+                                      double *out)
 {
     const int64_t len = (int64_t)c->np1 * c->np1 * c->nt;
     for (int64_t q = 0; q < len; q++) out[q] = a * x[q] + b * y[q];
