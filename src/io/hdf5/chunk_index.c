@@ -9,6 +9,7 @@
  * (another layout message or index type, a signature that does not match) says "not read" and
  * the caller asks HDF5 chunk by chunk. Every read is bounds-checked: a damaged file gives "not
  * read" or an error, never a wild access. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,23 +106,14 @@ typedef struct cont {
     int64_t at, len;
 } cont;
 
-static bool scan(const unsigned char *p, const unsigned char *end, int v, bool v2_times_order, int rank, int64_t *btree,
-                 cont *conts, int *nconts)
+static bool scan(const unsigned char *p, const unsigned char *end, int v, bool v2_creation_order, int rank,
+                 int64_t *btree, cont *conts, int *nconts)
 {
-    while (p < end) {
-        int type;
-        size_t size;
-        if (v == 1) {
-            if (end - p < 8) break;
-            type = (int)le(p, 2);
-            size = (size_t)le(p + 2, 2);
-            p += 8;
-        } else {
-            if (end - p < 4) break;
-            type = p[0];
-            size = (size_t)le(p + 1, 2);
-            p += 4 + (v2_times_order ? 2 : 0);
-        }
+    const ptrdiff_t head = v == 1 ? 8 : 4 + (v2_creation_order ? 2 : 0);
+    while (end - p >= head) {
+        const int type = v == 1 ? (int)le(p, 2) : p[0];
+        const size_t size = (size_t)le(p + (v == 1 ? 2 : 1), 2);
+        p += head;
         if ((size_t)(end - p) < size) return false;
         if (type == 8) return layout_btree(p, size, rank, btree);
         if (type == 0x10 && size >= 16 && *nconts < 16)
@@ -134,7 +126,7 @@ static bool scan(const unsigned char *p, const unsigned char *end, int v, bool v
 /* The B-tree address from the object header at @p oh (versions 1 and 2). */
 static bool find_btree(int fd, int64_t oh, int rank, int64_t *btree)
 {
-    unsigned char pre[32];
+    unsigned char pre[48]; /* the longest version-2 prefix is 34 bytes */
     if (!read_at(fd, oh, pre, sizeof pre)) return false;
     cont conts[16];
     int nconts = 0, v;
@@ -148,8 +140,8 @@ static bool find_btree(int fd, int64_t oh, int rank, int64_t *btree)
         const int w = 1 << (flags & 3);
         len = (int64_t)le(pre + o, w);
         first = oh + (int64_t)o + w;
-        order = flags & 0x04;
-        len -= 0; /* chunk 0 holds messages and a gap; its checksum follows it */
+        order = flags & 0x04; /* messages carry a creation order */
+        /* chunk 0 holds the messages (and a gap); its checksum follows it */
     } else {
         v = 1;
         if (pre[0] != 1) return false;
