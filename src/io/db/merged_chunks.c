@@ -11,7 +11,6 @@
  * to a half of the raw bytes travel, and the disk sees one sequential writer. */
 #include <fcntl.h>
 #include <hdf5.h>
-#include <netcdf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,6 @@
 #include "io/db/db_names.h"
 #include "io/db/merged_internal.h"
 #include "io/hdf5/chunk_filters.h"
-#include "io/hdf5/nc_check.h"
 
 /* Elements per compression task: enough work to outweigh the queueing */
 #define ELEMS_PER_TASK 4
@@ -118,12 +116,7 @@ static axb_status write_chunks(const axb_db_writer *w, int64_t start, int64_t n,
 static axb_status chunks_open(axb_db_writer *w, axb_error *err)
 {
     merged_impl *m = w->impl;
-    if (m->ncid >= 0) { /* the structure is complete: netCDF's part is done */
-        const int rc = nc_close(m->ncid);
-        m->ncid = -1;
-        AXB_TRY(axb_agree(
-            w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close after definitions", w->path), err));
-    }
+    AXB_TRY(axb_merged_end_netcdf(w, err)); /* the structure is complete: netCDF's part is done */
     chunks_state *c = calloc(1, sizeof *c);
     axb_status st = c ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "%s: writer state", w->path);
     if (c) {
@@ -169,14 +162,6 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         }
     }
     return axb_agree(w->comm, st, err);
-}
-
-static axb_status chunks_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err)
-{
-    (void)start;
-    (void)err;
-    *buf = ((merged_impl *)w->impl)->buf;
-    return AXB_OK;
 }
 
 /* Every rank compresses its range; rank 0 writes its own chunks, then each other rank's, received
@@ -270,7 +255,7 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
 const merged_strategy axb_merged_chunks = {
     .name = "chunks",
     .open = chunks_open,
-    .buffer = chunks_buffer,
+    .buffer = axb_merged_own_buffer,
     .put = chunks_put,
     .sync = chunks_sync,
     .close = chunks_close,

@@ -49,6 +49,11 @@ AXB_NODISCARD axb_status axb_merged_define(int src, int dst, const axb_merged_de
 AXB_NODISCARD axb_status axb_merged_copy_mesh(int src, int dst, const axb_merged_def *d, const char *path,
                                               axb_error *err);
 
+/* The strategies' shared pieces (merged_strategy.c): the writer's own slab buffer as the put
+ * buffer; the netCDF handle closed once the structure is complete (collective; no-op if closed). */
+axb_status axb_merged_own_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err);
+AXB_NODISCARD axb_status axb_merged_end_netcdf(axb_db_writer *w, axb_error *err);
+
 /* Opens the file for collective puts (collective; after a direct writer gave up). */
 AXB_NODISCARD axb_status axb_merged_reopen(axb_db_writer *w, axb_error *err);
 

@@ -41,12 +41,22 @@ static axb_status coll_open(axb_db_writer *w, axb_error *err)
     return axb_agree(w->comm, st, err);
 }
 
-static axb_status coll_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err)
+axb_status axb_merged_own_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err)
 {
     (void)start;
     (void)err;
     *buf = ((merged_impl *)w->impl)->buf;
     return AXB_OK;
+}
+
+axb_status axb_merged_end_netcdf(axb_db_writer *w, axb_error *err)
+{
+    merged_impl *m = w->impl;
+    if (m->ncid < 0) return AXB_OK;
+    const int rc = nc_close(m->ncid);
+    m->ncid = -1;
+    return axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close after definitions", w->path),
+                     err);
 }
 
 static axb_status coll_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
@@ -87,7 +97,7 @@ static axb_status coll_close(axb_db_writer *w, axb_error *err)
 const merged_strategy axb_merged_collective = {
     .name = "collective",
     .open = coll_open,
-    .buffer = coll_buffer,
+    .buffer = axb_merged_own_buffer,
     .put = coll_put,
     .sync = coll_sync,
     .close = coll_close,
@@ -118,12 +128,7 @@ static axb_status find_block(axb_db_writer *w, int64_t *offset, axb_error *err)
 static axb_status direct_open(axb_db_writer *w, axb_error *err)
 {
     merged_impl *m = w->impl;
-    if (m->ncid >= 0) {
-        const int rc = nc_close(m->ncid);
-        m->ncid = -1;
-        AXB_TRY(axb_agree(
-            w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: close after definitions", w->path), err));
-    }
+    AXB_TRY(axb_merged_end_netcdf(w, err));
     int64_t offset = 0;
     AXB_TRY(axb_agree(w->comm, w->rank == 0 ? find_block(w, &offset, err) : AXB_OK, err));
     AXB_MPI_TRY(err, MPI_Bcast(&offset, 1, MPI_INT64_T, 0, w->comm), "block offset");
