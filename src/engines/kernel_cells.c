@@ -8,15 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axibulk/timefmt.h"
 #include "axibulk/geometry.h"
 #include "engines/kernel_internal.h"
 #include "numerics/mc_estimate.h"
 #include "numerics/qmc.h"
-
-static double now(void)
-{
-    return MPI_Wtime();
-}
 
 typedef struct kpoint {
     int cell;    /* index in the batch */
@@ -137,7 +133,7 @@ static axb_status forward_step(axb_kplan *p, kbatch *b, axb_kstats *ks, axb_erro
     const axb_kernel_job *j = p->job;
     const int pps = j->points_per_step;
     const axb_qmc_kind kind = j->points == AXB_KPOINTS_SOBOL ? AXB_QMC_SOBOL : AXB_QMC_HALTON;
-    double t = now();
+    double t = axb_wall_seconds();
     b->npts = 0;
     for (int c = 0; c < b->ncell; c++) {
         if (b->done[c]) continue;
@@ -153,7 +149,7 @@ static axb_status forward_step(axb_kplan *p, kbatch *b, axb_kstats *ks, axb_erro
         }
     }
     ks->points += b->npts;
-    ks->t_locate += now() - t;
+    ks->t_locate += axb_wall_seconds() - t;
     AXB_TRY(axb_kdb_prepare(&p->fwd, b->npts, b->elems, err));
     double Rs[3][3];
     axb_geo_local_basis(p->src_lon, p->src_colat, Rs);
@@ -161,15 +157,15 @@ static axb_status forward_step(axb_kplan *p, kbatch *b, axb_kstats *ks, axb_erro
     for (int i = 0; i < b->npts; i++) {
         kpoint *pt = b->pts + i;
         double Q[3][3];
-        t = now();
+        t = axb_wall_seconds();
         axb_k_local_rotation(Rs, pt->loc.phi, pt->x, Q);
         axb_kdb_forward_field(&p->fwd, &pt->loc, j->event.m, Q, b->E, rho ? b->U : NULL);
         model_at(&p->fwd, &pt->loc, &pt->model);
-        const double t1 = now();
+        const double t1 = axb_wall_seconds();
         spectra(p, b, 6, b->E, b->Fs + (int64_t)i * 6 * p->nf);
         if (rho) spectra(p, b, 3, b->U, b->Us + (int64_t)i * 3 * p->nf);
         ks->t_field += t1 - t;
-        ks->t_fft += now() - t1;
+        ks->t_fft += axb_wall_seconds() - t1;
     }
     return AXB_OK;
 }
@@ -182,7 +178,7 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
     const axb_kchannel *chan = p->chan + ch;
     const axb_receiver *rc = j->receivers + chan->receiver;
     const double rlon = rc->lon, rcolat = 90.0 - rc->lat;
-    double t = now();
+    double t = axb_wall_seconds();
     int nsel = 0;
     for (int i = 0; i < b->npts; i++) {
         const int c = b->pts[i].cell;
@@ -191,7 +187,7 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
         b->elems[nsel] = b->locs[nsel].elem;
         b->sel[nsel++] = i;
     }
-    ks->t_locate += now() - t;
+    ks->t_locate += axb_wall_seconds() - t;
     if (nsel == 0) return AXB_OK;
     ks->channel_points += nsel;
     AXB_TRY(axb_kdb_prepare(&p->bwd, nsel, b->elems, err));
@@ -207,13 +203,13 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
         const kpoint *pt = b->pts + i;
         const axb_kloc *loc = b->locs + s;
         double Q[3][3];
-        t = now();
+        t = axb_wall_seconds();
         axb_k_local_rotation(Rr, loc->phi, pt->x, Q);
         axb_kdb_backward_field(&p->bwd, loc, chan->n, Q, b->E, rho ? b->U : NULL);
-        const double t1 = now();
+        const double t1 = axb_wall_seconds();
         spectra(p, b, 6, b->E, b->Bs);
         if (rho) spectra(p, b, 3, b->U, b->Ubs);
-        const double t2 = now();
+        const double t2 = axb_wall_seconds();
         axb_kernel_products(p->nf, b->Fs + (int64_t)i * 6 * p->nf, rho ? b->Us + (int64_t)i * 3 * p->nf : NULL, b->Bs,
                             b->Ubs, p->omega2, want, b->P);
         double damp = 1.0;
@@ -236,7 +232,7 @@ static axb_status channel_step(axb_kplan *p, kbatch *b, int ch, int nbasis, axb_
         }
         ks->t_field += t1 - t;
         ks->t_fft += t2 - t1;
-        ks->t_integrate += now() - t2;
+        ks->t_integrate += axb_wall_seconds() - t2;
     }
     return AXB_OK;
 }

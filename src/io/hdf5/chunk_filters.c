@@ -7,8 +7,8 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "axibulk/timefmt.h"
 #include "io/hdf5/chunk_filters.h"
 
 struct axb_decoder {
@@ -16,13 +16,6 @@ struct axb_decoder {
     unsigned char *buf[2];
     size_t cap;
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 bool axb_filters_get(hid_t dcpl, axb_filters *f)
 {
@@ -212,7 +205,7 @@ axb_status axb_decode_chunk(axb_decoder *d, const axb_filters *f, unsigned mask,
         if (mask & (1u << i)) continue;
         size_t want = i > 0 ? after[i - 1] : dstlen; /* the size before filter i */
         unsigned char *out = d->buf[nb];
-        const double t0 = now();
+        const double t0 = axb_wall_seconds();
         switch (f->id[i]) {
         case H5Z_FILTER_DEFLATE: {
             size_t got = 0;
@@ -223,13 +216,13 @@ axb_status axb_decode_chunk(axb_decoder *d, const axb_filters *f, unsigned mask,
                                          : r == LIBDEFLATE_INSUFFICIENT_SPACE ? "longer than the chunk"
                                          : r == LIBDEFLATE_SHORT_OUTPUT       ? "shorter than the chunk"
                                                                               : "bad data");
-            t->inflate += now() - t0;
+            t->inflate += axb_wall_seconds() - t0;
             break;
         }
         case H5Z_FILTER_SHUFFLE:
             if (len != want) break; /* cannot happen: shuffle keeps the size */
             unshuffle(cur, out, len, f->elsize[i]);
-            t->unshuffle += now() - t0;
+            t->unshuffle += axb_wall_seconds() - t0;
             break;
         default: { /* fletcher32: the checksum trails the data it covers, little-endian: the raw
                     * data when it comes first in the pipeline (the 50 s files), the deflated
@@ -239,7 +232,7 @@ axb_status axb_decode_chunk(axb_decoder *d, const axb_filters *f, unsigned mask,
             const uint32_t stored = (uint32_t)cur[want] | (uint32_t)cur[want + 1] << 8 | (uint32_t)cur[want + 2] << 16 |
                 (uint32_t)cur[want + 3] << 24;
             const uint32_t sum = axb_fletcher32(cur, want);
-            t->checksum += now() - t0;
+            t->checksum += axb_wall_seconds() - t0;
             if (sum != stored)
                 return axb_error_set(err, AXB_ERR_FORMAT,
                                      "fletcher32 checksum mismatch (stored %08x, computed %08x): the chunk is damaged",

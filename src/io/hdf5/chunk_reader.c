@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "axibulk/timefmt.h"
 #include "io/hdf5/chunk_filters.h"
 #include "io/hdf5/chunk_index.h"
 #include "io/hdf5/chunk_reader.h"
@@ -123,13 +123,6 @@ typedef struct rc_task {
     rc_item items[];
 } rc_task;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* O_DIRECT (@p direct) suits long sequential reads of plain chunks, which are copied once and
  * would only crowd the page cache; deflated chunks are read in small pieces, often again, and
  * decoding costs far more than the page cache's copy: those go through the cache. */
@@ -228,9 +221,9 @@ static void run_task(void *arg, int worker)
     if (!failed) {
         const unsigned char *g = NULL;
         s = worker_ready(r, w, &e);
-        const double t0 = now();
+        const double t0 = axb_wall_seconds();
         if (!s) s = read_span(&w->f, r->path, w->buf, t->addr, t->len, &g, &e);
-        st.read += now() - t0;
+        st.read += axb_wall_seconds() - t0;
         for (int64_t j = 0; j < t->n && !s; j++) {
             const rc_item *it = &t->items[j];
             s = put_chunk(r, &r->ds[it->ds], it->chunk, it->mask, g + (it->addr - t->addr), it->size, w->dec,
@@ -788,9 +781,9 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             s = slot_wait(r, k, err);
             if (s) break;
             slot_unlist(r, k, ++r->clock);
-            const double t0 = now();
+            const double t0 = axb_wall_seconds();
             take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
-            t_tr += now() - t0;
+            t_tr += axb_wall_seconds() - t0;
             a = b;
             continue;
         }
@@ -805,9 +798,9 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             while (end < n && ids[end] / cp == c) end++;
         }
         const unsigned char *g = NULL;
-        const double t0 = now();
+        const double t0 = axb_wall_seconds();
         s = read_span(&r->main, r->path, r->gbuf, g0, glen, &g, err);
-        t_rd += now() - t0;
+        t_rd += axb_wall_seconds() - t0;
         if (s) break;
         (*calls)++;
         *bytes += glen;
@@ -821,9 +814,9 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
                 p = r->mchunk;
             }
             if (s) break;
-            const double t1 = now();
+            const double t1 = axb_wall_seconds();
             take_cols(d, p, ci, u, v, ids, buf);
-            t_tr += now() - t1;
+            t_tr += axb_wall_seconds() - t1;
             cache_put(r, idx, ci, p);
             u = v;
         }
