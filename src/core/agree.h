@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "axibulk/status.h"
+#include "core/mpi_check.h"
 
 /* Collective over @p comm. Every rank passes the status of its own step. If every rank succeeded
  * all return AXB_OK. Otherwise one rank holds the cause: the lowest rank whose failure is its own
@@ -26,5 +27,15 @@ AXB_NODISCARD axb_status axb_agree_cause(MPI_Comm comm, axb_status st, axb_error
 /* axb_agree that also sums *value over all ranks (progress counters that travel with a status,
  * at the cost of one reduction). *value holds the sum on return whatever the status. */
 AXB_NODISCARD axb_status axb_agree_sum(MPI_Comm comm, axb_status st, int64_t *value, axb_error *err);
+
+/* A collective MPI call and the agreement on its outcome, returning from the current function on
+ * failure: the one way to check a collective call outside a step that already ends in an
+ * agreement. AXB_MPI_TRY alone would leave the other ranks waiting in their next collective. */
+#define AXB_MPI_AGREE(comm, err, call, what)                                                                           \
+    do {                                                                                                               \
+        int axb_mpi_rc_ = (call);                                                                                      \
+        AXB_TRY(axb_agree((comm), axb_mpi_rc_ == MPI_SUCCESS ? AXB_OK : axb_mpi_error((err), axb_mpi_rc_, (what)),     \
+                          (err)));                                                                                     \
+    } while (0)
 
 #endif

@@ -10,7 +10,11 @@
 /* Sets AXB_ERR_MPI with "<what>: <MPI's error string>" and returns it. */
 axb_status axb_mpi_error(axb_error *err, int rc, const char *what);
 
-/* Return from the current function with AXB_ERR_MPI if @p call fails; @p what names the step. */
+/* Return from the current function with AXB_ERR_MPI if @p call fails; @p what names the step.
+ * Only for calls local to this rank (MPI_Comm_rank, ...): a collective call checked this way would
+ * leave the other ranks waiting in their next collective. Collective calls use AXB_MPI_AGREE
+ * (core/agree.h), or AXB_MPI_CHECK within a step that ends in an agreement with no other
+ * collective call in between (test_fault_inject checks every one). */
 #define AXB_MPI_TRY(err, call, what)                                                                                   \
     do {                                                                                                               \
         int axb_mpi_rc_ = (call);                                                                                      \

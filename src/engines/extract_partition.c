@@ -104,7 +104,7 @@ static axb_status exchange_counts(const axb_job_ctx *c, const int64_t *bounds, c
                                   int *sd, int *rc, int *rd, int64_t *nrecv, axb_error *err)
 {
     for (int64_t k = 0; k < nmine; k++) sc[owner_of(bounds, c->size, mine[k].loc.id)] += (int)sizeof(rec);
-    AXB_MPI_TRY(err, MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "exchange of pair counts");
+    AXB_MPI_AGREE(c->comm, err, MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "exchange of pair counts");
     int64_t s_total = 0, r_total = 0;
     for (int q = 0; q < c->size; q++) {
         sd[q] = (int)s_total;

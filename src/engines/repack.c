@@ -111,7 +111,7 @@ static axb_status prepare_output(repack_job *j, axb_error *err)
     AXB_TRY(axb_agree(j->comm, j->rank == 0 ? read_record(j, err) : AXB_OK, err));
     for (int64_t off = 0; off < j->nelem; off += 1 << 30) {
         const int cnt = (int)(j->nelem - off < (1 << 30) ? j->nelem - off : (1 << 30));
-        AXB_MPI_TRY(err, MPI_Bcast(j->done + off, cnt, MPI_BYTE, 0, j->comm), "finished elements");
+        AXB_MPI_AGREE(j->comm, err, MPI_Bcast(j->done + off, cnt, MPI_BYTE, 0, j->comm), "finished elements");
     }
     return AXB_OK;
 }
@@ -188,6 +188,11 @@ static axb_status run(repack_job *j, axb_repack_result *res, axb_error *err)
     axb_status st = define_output(j, &def, err);
     if (!st) st = axb_repack_plan_slabs(j, err);
     if (!st) st = axb_repack_copy_slabs(j, err);
+    /* the statistics are summed before the file is published: nothing collective may fail after */
+    if (!st) {
+        st = axb_db_sum_io_stats(j->db, &res->io, err);
+        res->threads = axb_db_get_threads(j->db);
+    }
     return finish(j, st, res, err);
 }
 
@@ -203,12 +208,6 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     j.progress = j.rank == 0 && o->progress ? progress : NULL;
     axb_status st = run(&j, res, err);
     res->seconds = axb_wall_seconds() - t0;
-    if (j.db) { /* opened on every rank or on none: the sum is collective */
-        axb_error e2 = AXB_ERROR_INIT;
-        const axb_status s2 = axb_db_sum_io_stats(j.db, &res->io, &e2);
-        if (!st && s2) st = axb_error_set(err, s2, "%s", e2.msg);
-        res->threads = axb_db_get_threads(j.db);
-    }
     free(j.order);
     free(j.done);
     free(j.slabs);

@@ -32,7 +32,8 @@ axb_status axb_repack_plan_slabs(repack_job *j, axb_error *err)
         e += c;
     }
     AXB_TRY(axb_agree(j->comm, st, err));
-    AXB_MPI_TRY(err, MPI_Allreduce(&j->nslabs, &j->max_slabs, 1, MPI_INT64_T, MPI_MAX, j->comm), "slab count");
+    AXB_MPI_AGREE(j->comm, err, MPI_Allreduce(&j->nslabs, &j->max_slabs, 1, MPI_INT64_T, MPI_MAX, j->comm),
+                  "slab count");
     j->todo = mine;
     return axb_agree_sum(j->comm, AXB_OK, &j->todo, err);
 }
@@ -129,7 +130,7 @@ axb_status axb_repack_copy_slabs(repack_job *j, axb_error *err)
         AXB_TRY(axb_db_writer_put(j->w, s.start, s.count, err));
         double tc = axb_wall_seconds();
         int ck = k + 1 == j->max_slabs || tc - last_ckpt >= j->o->checkpoint_seconds, any = 0;
-        AXB_MPI_TRY(err, MPI_Allreduce(&ck, &any, 1, MPI_INT, MPI_MAX, j->comm), "checkpoint decision");
+        AXB_MPI_AGREE(j->comm, err, MPI_Allreduce(&ck, &any, 1, MPI_INT, MPI_MAX, j->comm), "checkpoint decision");
         if (any) {
             AXB_TRY(checkpoint(j, ck_from, k + 1, err));
             ck_from = k + 1;
@@ -137,7 +138,8 @@ axb_status axb_repack_copy_slabs(repack_job *j, axb_error *err)
         }
         j->t_phase = tc - j->t_data;
         int64_t n_all = 0;
-        AXB_MPI_TRY(err, MPI_Allreduce(&s.count, &n_all, 1, MPI_INT64_T, MPI_SUM, j->comm), "progress count");
+        AXB_MPI_AGREE(j->comm, err, MPI_Allreduce(&s.count, &n_all, 1, MPI_INT64_T, MPI_SUM, j->comm),
+                      "progress count");
         j->written += n_all;
         axb_progress_update(&pr, j->written, (double)j->written * in_per_elem / 1e6,
                             (double)j->written * (double)j->block_bytes / 1e6, k + 1 == j->max_slabs);

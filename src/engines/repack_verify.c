@@ -87,7 +87,7 @@ static axb_status compare_all(verify_job *v, int64_t nelem, axb_error *err)
     AXB_TRY(axb_agree(v->comm, st, err));
     const int64_t lo = nelem * rank / size, hi = nelem * (rank + 1) / size;
     int64_t nslabs = (hi - lo + v->per - 1) / v->per, max_slabs = 0;
-    AXB_MPI_TRY(err, MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, v->comm), "slab count");
+    AXB_MPI_AGREE(v->comm, err, MPI_Allreduce(&nslabs, &max_slabs, 1, MPI_INT64_T, MPI_MAX, v->comm), "slab count");
     for (int64_t k = 0; k < max_slabs; k++) {
         const int64_t s0 = lo + k * v->per, cnt = s0 < hi ? (hi - s0 < v->per ? hi - s0 : v->per) : 0;
         AXB_TRY(axb_agree(v->comm, compare_slab(v, s0, cnt, err), err));

@@ -54,7 +54,7 @@ static axb_status bcast_bytes(void *buf, int64_t nbytes, MPI_Comm comm, axb_erro
     char *p = buf;
     while (nbytes > 0) {
         int chunk = nbytes > (1 << 30) ? (1 << 30) : (int)nbytes;
-        AXB_MPI_TRY(err, MPI_Bcast(p, chunk, MPI_BYTE, 0, comm), "broadcast of the database description");
+        AXB_MPI_AGREE(comm, err, MPI_Bcast(p, chunk, MPI_BYTE, 0, comm), "broadcast of the database description");
         p += chunk;
         nbytes -= chunk;
     }
@@ -100,16 +100,15 @@ static axb_status alloc_mesh_copy(axb_db *db, const bool has_model[AXB_MESH_NMOD
 static axb_status share_metadata(axb_db *db, axb_error *err)
 {
     axb_mesh *m = &db->mesh;
-    axb_status st = bcast_bytes(&db->info, (int64_t)sizeof db->info, db->comm, err);
-    if (!st)
-        AXB_MPI_CHECK(st, err, MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm),
-                      "broadcast of the database description");
-    if (!st) st = bcast_bytes(m, (int64_t)sizeof *m, db->comm, err);
-    if (db->rank != 0) {
-        bool has_model[AXB_MESH_NMODEL];
-        forget_pointers(m, has_model);
-        if (!st) st = alloc_mesh_copy(db, has_model, err);
-    }
+    AXB_TRY(bcast_bytes(&db->info, (int64_t)sizeof db->info, db->comm, err));
+    AXB_MPI_AGREE(db->comm, err, MPI_Bcast(&db->npoint_vars, 1, MPI_INT, 0, db->comm),
+                  "broadcast of the database description");
+    /* the struct arrives with rank 0's pointers: forgotten before anything may fail */
+    axb_status st = bcast_bytes(m, (int64_t)sizeof *m, db->comm, err);
+    bool has_model[AXB_MESH_NMODEL];
+    if (db->rank != 0) forget_pointers(m, has_model);
+    AXB_TRY(st);
+    if (db->rank != 0) st = alloc_mesh_copy(db, has_model, err);
     /* a rank without memory must not leave the others inside the broadcasts below */
     AXB_TRY(axb_agree(db->comm, st, err));
     const int64_t ne = m->nelem, npt = m->npoints, nt = db->info.ndumps;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/agree.h"
 #include "core/unique.h"
 #include "io/db/db_internal.h"
 #include "io/db/db_names.h"
@@ -178,6 +179,33 @@ static void orig_close(axb_db *db)
     db->impl = NULL;
 }
 
+/* Rank-local: the run's snapshot variables of an opened file. */
+static axb_status open_vars(const axb_db_info *info, orig_file *f, axb_sim sim, axb_error *err)
+{
+    const char *rel = f->path;
+    const char *names[NV_MAX];
+    f->nv = run_vars(info, sim, names);
+    /* A chunk (all samples of 112 points) serves many elements; HDF5's default 1 MiB cache
+         * would decompress it again for every read that touches it. */
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
+    for (int v = 0; v < f->nv; v++) {
+        char path[128];
+        snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[v]);
+        if (!axb_h5_exists(f->fid, path)) continue;
+        f->dset[v] = H5Dopen2(f->fid, path, dapl);
+        if (f->dset[v] < 0) {
+            H5Pclose(dapl);
+            return axb_error_set(err, AXB_ERR_HDF5, "%s: variable '%s': cannot open", rel, path);
+        }
+        const hid_t dcpl = H5Dget_create_plist(f->dset[v]);
+        f->plain[v] = dcpl >= 0 && H5Pget_nfilters(dcpl) == 0;
+        if (dcpl >= 0) H5Pclose(dcpl);
+    }
+    H5Pclose(dapl);
+    return AXB_OK;
+}
+
 static axb_status orig_open_data(axb_db *db, axb_error *err)
 {
     const axb_db_info *info = &db->info;
@@ -195,27 +223,11 @@ static axb_status orig_open_data(axb_db *db, axb_error *err)
         const char *rel = info->files[k];
         f->path = info->files[k];
         f->sim = (axb_sim)s;
-        AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, info->files[k], &f->fid, err), "%s", rel);
-        const char *names[NV_MAX];
-        f->nv = run_vars(info, (axb_sim)s, names);
-        /* A chunk (all samples of 112 points) serves many elements; HDF5's default 1 MiB cache
-         * would decompress it again for every read that touches it. */
-        hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-        H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
-        for (int v = 0; v < f->nv; v++) {
-            char path[128];
-            snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[v]);
-            if (!axb_h5_exists(f->fid, path)) continue;
-            f->dset[v] = H5Dopen2(f->fid, path, dapl);
-            if (f->dset[v] < 0) {
-                H5Pclose(dapl);
-                return axb_error_set(err, AXB_ERR_HDF5, "%s: variable '%s': cannot open", rel, path);
-            }
-            const hid_t dcpl = H5Dget_create_plist(f->dset[v]);
-            f->plain[v] = dcpl >= 0 && H5Pget_nfilters(dcpl) == 0;
-            if (dcpl >= 0) H5Pclose(dcpl);
-        }
-        H5Pclose(dapl);
+        /* each file's opening is collective: the ranks agree on one before the next */
+        axb_status st = axb_db_open_parallel(db->comm, info->files[k], &f->fid, err);
+        if (st) axb_error_prefix(err, "%s", rel);
+        AXB_TRY(axb_agree(db->comm, st, err));
+        AXB_TRY(axb_agree(db->comm, open_vars(info, f, (axb_sim)s, err), err));
         k++;
     }
     return AXB_OK;

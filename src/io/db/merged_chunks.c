@@ -177,11 +177,13 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
     MPI_Comm_size(w->comm, &size);
     if (w->rank != 0) {
         const int64_t head[2] = {start, count};
+        /* every message is sent even after a failed one: rank 0 receives them all either way, and
+         * the agreement below carries the failure */
         AXB_MPI_CHECK(st, err, MPI_Send(head, 2, MPI_INT64_T, 0, 0, w->comm), "chunk sizes");
-        if (!st && count > 0)
+        if (count > 0)
             AXB_MPI_CHECK(st, err, MPI_Send(c->csize, (int)count, MPI_INT64_T, 0, 1, w->comm), "chunk sizes");
         /* whole slots, so rank 0 finds chunk k at k * cap: at most per * cap, checked at open */
-        for (int64_t k = 0; !st && k < count; k++)
+        for (int64_t k = 0; k < count; k++)
             AXB_MPI_CHECK(st, err, MPI_Send(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm),
                           "chunks");
         return axb_agree(w->comm, st, err);
@@ -189,24 +191,30 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
     st = write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
     for (int r = 1; r < size; r++) {
         int64_t head[2] = {0, 0};
-        /* receive even after a failure: the sender must not block */
+        /* receive every message even after a failure: the sender must not block */
         axb_status rs = AXB_OK;
         AXB_MPI_CHECK(rs, err, MPI_Recv(head, 2, MPI_INT64_T, r, 0, w->comm, MPI_STATUS_IGNORE), "chunk sizes");
-        if (!rs && head[1] > m->per) { /* cannot happen (the same per everywhere); receive it anyway */
+        if (head[1] < 0) head[1] = 0;
+        if (head[1] > m->per) { /* cannot happen (the same per everywhere); receive it anyway */
             unsigned char *nb = realloc(c->rbuf, (size_t)head[1] * c->cap);
             if (nb) c->rbuf = nb;
             int64_t *ns = nb ? realloc(c->rsize, (size_t)head[1] * sizeof *ns) : NULL;
             if (ns) c->rsize = ns;
-            if (!ns) rs = axb_error_set(err, AXB_ERR_NOMEM, "receive buffers for rank %d", r);
+            if (!ns) {
+                rs = axb_error_set(err, AXB_ERR_NOMEM, "receive buffers for rank %d", r);
+                head[1] = 0;
+            }
         }
-        if (!rs && head[1] > 0)
+        if (head[1] > 0)
             AXB_MPI_CHECK(rs, err, MPI_Recv(c->rsize, (int)head[1], MPI_INT64_T, r, 1, w->comm, MPI_STATUS_IGNORE),
                           "chunk sizes");
-        for (int64_t k = 0; !rs && k < head[1]; k++)
+        for (int64_t k = 0; k < head[1]; k++) {
+            if (c->rsize[k] < 0 || c->rsize[k] > (int64_t)c->cap) c->rsize[k] = (int64_t)c->cap; /* never past a slot */
             AXB_MPI_CHECK(
                 rs, err,
                 MPI_Recv(c->rbuf + (size_t)k * c->cap, (int)c->rsize[k], MPI_BYTE, r, 2, w->comm, MPI_STATUS_IGNORE),
                 "chunks");
+        }
         if (!rs && !st) st = write_chunks(w, head[0], head[1], c->rsize, c->rbuf, c->cap, err);
         if (rs && !st) st = rs;
     }

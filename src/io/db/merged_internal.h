@@ -12,6 +12,7 @@ typedef struct merged_impl {
     const merged_strategy *how;
     int src;                   /* the template, open from define until begin; -1 when closed */
     int ncid, var, stf, stf_d; /* -1 when closed */
+    bool defining;             /* in define mode: a failed run aborts instead of closing */
     int64_t block_bytes;       /* one element's data */
     int64_t per;               /* elements per put */
     /* collective */

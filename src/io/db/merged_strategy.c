@@ -131,7 +131,7 @@ static axb_status direct_open(axb_db_writer *w, axb_error *err)
     AXB_TRY(axb_merged_end_netcdf(w, err));
     int64_t offset = 0;
     AXB_TRY(axb_agree(w->comm, w->rank == 0 ? find_block(w, &offset, err) : AXB_OK, err));
-    AXB_MPI_TRY(err, MPI_Bcast(&offset, 1, MPI_INT64_T, 0, w->comm), "block offset");
+    AXB_MPI_AGREE(w->comm, err, MPI_Bcast(&offset, 1, MPI_INT64_T, 0, w->comm), "block offset");
     if (offset < 0) {
         m->how = &axb_merged_collective;
         AXB_TRY(axb_merged_reopen(w, err));

@@ -42,8 +42,12 @@ static axb_status define_new(axb_db_writer *w, axb_error *err)
     axb_status st = rc == NC_NOERR ? axb_merged_define(m->src, m->ncid, &m->def, m, w->path, err)
                                    : axb_nc_error(err, rc, "%s: open", m->def.template_path);
     if (rc != NC_NOERR) m->src = -1;
-    if (!st && (rc = nc_enddef(m->ncid)) != NC_NOERR) st = axb_nc_error(err, rc, "%s: end of definitions", w->path);
-    return axb_agree(w->comm, st, err);
+    /* definitions are local until nc_enddef, which is collective: every rank must reach it */
+    m->defining = true;
+    AXB_TRY(axb_agree(w->comm, st, err));
+    rc = nc_enddef(m->ncid);
+    m->defining = false;
+    return axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: end of definitions", w->path), err);
 }
 
 axb_status axb_merged_reopen(axb_db_writer *w, axb_error *err)
@@ -118,7 +122,9 @@ static axb_status merged_close(axb_db_writer *w, axb_error *err)
     axb_status st = m->how ? m->how->close(w, err) : AXB_OK;
     if (m->src >= 0) nc_close(m->src); /* only after a failed define: nothing was written to it */
     if (m->ncid >= 0) {
-        const int rc = nc_close(m->ncid);
+        /* ranks that failed while defining hold different definitions; closing would try to
+         * create them collectively, so the unfinished file is dropped */
+        const int rc = m->defining ? nc_abort(m->ncid) : nc_close(m->ncid);
         if (!st && rc != NC_NOERR) st = axb_nc_error(err, rc, "%s: close", w->path);
         st = axb_agree(w->comm, st, err);
     }

@@ -24,6 +24,7 @@ typedef struct orig_impl {
     int nv, rows[6];
     const char *names[6];
     int ncid;       /* -1 when closed */
+    bool defining;  /* in define mode: a failed run aborts instead of closing */
     int snap, mesh; /* groups */
     int data[6], stf, stf_d;
     int midpoint, eltype, axis, fem, sem, mp_s, mp_z, G0, G1, G2, gll, glj;
@@ -102,7 +103,6 @@ static axb_status define_all(orig_impl *o, axb_error *err)
     AXB_NC_TRY(err, nc_def_grp(o->ncid, AXB_NC_GRP_MESH, &o->mesh), "group " AXB_NC_GRP_MESH);
     if (d->nelem > 0) AXB_TRY(define_elements(o, err));
     for (int k = 0; k < NMODEL; k++) AXB_TRY(def_var(o->mesh, MODEL_NAMES[k], NC_FLOAT, 1, &d_pts, &o->model[k], err));
-    AXB_NC_TRY(err, nc_enddef(o->ncid), "end of definitions");
     return AXB_OK;
 }
 
@@ -113,10 +113,16 @@ static axb_status orig_define(axb_db_writer *w, axb_error *err)
     orig_impl *o = w->impl;
     const int rc = nc_create_par(w->path, NC_NETCDF4 | NC_CLOBBER, w->comm, MPI_INFO_NULL, &o->ncid);
     if (rc != NC_NOERR) o->ncid = -1;
+    o->defining = rc == NC_NOERR;
     AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: cannot create", w->path), err));
+    /* definitions are local until nc_enddef, which is collective: every rank must reach it */
     axb_status st = define_all(o, err);
     if (st) axb_error_prefix(err, "%s", w->path);
-    return axb_agree(w->comm, st, err);
+    AXB_TRY(axb_agree(w->comm, st, err));
+    const int end = nc_enddef(o->ncid);
+    o->defining = false;
+    return axb_agree(w->comm, end == NC_NOERR ? AXB_OK : axb_nc_error(err, end, "%s: end of definitions", w->path),
+                     err);
 }
 
 static axb_status put_floats(int g, int var, const char *name, const float *x, axb_error *err)
@@ -222,14 +228,16 @@ static axb_status orig_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
 {
     const orig_impl *o = w->impl;
     const size_t first[2] = {0, (size_t)start}, n[2] = {(size_t)o->def.nt, (size_t)count};
-    axb_status st = AXB_OK;
-    for (int k = 0; k < o->nv && !st; k++) {
+    /* each write is collective: a rank that failed one must not leave the others in the next */
+    for (int k = 0; k < o->nv; k++) {
         const int rc = nc_put_vara_float(o->snap, o->data[k], first, n, o->buf + (int64_t)k * o->def.nt * count);
+        axb_status st = AXB_OK;
         if (rc != NC_NOERR)
             st = axb_nc_error(err, rc, "%s: writing " AXB_NC_GRP_SNAPSHOTS "/%s points %lld..%lld", w->path,
                               o->names[k], (long long)start, (long long)(start + count));
+        AXB_TRY(axb_agree(w->comm, st, err));
     }
-    return axb_agree(w->comm, st, err);
+    return AXB_OK;
 }
 
 static axb_status orig_checkpoint(axb_db_writer *w, axb_error *err)
@@ -244,7 +252,9 @@ static axb_status orig_close(axb_db_writer *w, axb_error *err)
     orig_impl *o = w->impl;
     axb_status st = AXB_OK;
     if (o->ncid >= 0) {
-        const int rc = nc_close(o->ncid);
+        /* ranks that failed while defining hold different definitions; closing would try to
+         * create them collectively, so the unfinished file is dropped */
+        const int rc = o->defining ? nc_abort(o->ncid) : nc_close(o->ncid);
         st = axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: closing", w->path), err);
     }
     free(o->buf);

@@ -69,17 +69,21 @@ static axb_status prepare_files(axb_output *o, axb_error *err)
         o->created = now_ns();
     }
     AXB_TRY(axb_agree(o->comm, st, err));
-    AXB_MPI_TRY(err, MPI_Bcast(&o->created, 1, MPI_INT64_T, 0, o->comm), "broadcast of the creation time");
+    AXB_MPI_AGREE(o->comm, err, MPI_Bcast(&o->created, 1, MPI_INT64_T, 0, o->comm), "broadcast of the creation time");
     return AXB_OK;
 }
 
+/* @p create: rank 0 alone creates the file through HDF5's serial driver (create_file); otherwise
+ * every rank opens it for parallel writing. */
 static axb_status open_file(axb_output *o, bool create, axb_error *err)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    bool ok = fapl >= 0 && H5Pset_fapl_mpio(fapl, o->comm, MPI_INFO_NULL) >= 0 &&
-        /* Metadata is identical on every rank: reading and flushing it collectively lets one
-               * rank do the I/O instead of all of them. */
-        H5Pset_all_coll_metadata_ops(fapl, true) >= 0 && H5Pset_coll_metadata_write(fapl, true) >= 0;
+    bool ok = fapl >= 0 &&
+        (create ||
+         (H5Pset_fapl_mpio(fapl, o->comm, MPI_INFO_NULL) >= 0 &&
+          /* Metadata is identical on every rank: reading and flushing it collectively lets one
+           * rank do the I/O instead of all of them. */
+          H5Pset_all_coll_metadata_ops(fapl, true) >= 0 && H5Pset_coll_metadata_write(fapl, true) >= 0));
     if (ok) {
         o->file =
             create ? H5Fcreate(o->partial, H5F_ACC_EXCL, H5P_DEFAULT, fapl) : H5Fopen(o->partial, H5F_ACC_RDWR, fapl);
@@ -90,8 +94,9 @@ static axb_status open_file(axb_output *o, bool create, axb_error *err)
     if (!ok) return axb_h5_error(err, "cannot resume: %s (damaged by the kill? start again with --force)", o->partial);
     o->dxpl_coll = H5Pcreate(H5P_DATASET_XFER);
     AXB_H5_TRY(err, o->dxpl_coll, "%s: cannot set up collective transfers", o->partial);
-    AXB_H5_TRY(err, H5Pset_dxpl_mpio(o->dxpl_coll, H5FD_MPIO_COLLECTIVE), "%s: cannot set up collective transfers",
-               o->partial);
+    if (!create)
+        AXB_H5_TRY(err, H5Pset_dxpl_mpio(o->dxpl_coll, H5FD_MPIO_COLLECTIVE), "%s: cannot set up collective transfers",
+                   o->partial);
     return AXB_OK;
 }
 
@@ -104,6 +109,27 @@ static axb_status close_file(axb_output *o, axb_error *err)
     o->dxpl_coll = H5I_INVALID_HID;
     if (o->file >= 0 && H5Fclose(o->file) < 0) st = axb_h5_error(err, "%s: closing failed", o->partial);
     o->file = H5I_INVALID_HID;
+    return st;
+}
+
+/* Rank 0: the file's whole structure (datasets allocated, tables and metadata written) through
+ * the serial driver, then closed. Parallel HDF5 needs every rank to make the same metadata calls
+ * in the same order; a rank that failed one (a full disk, say) could not take part in the rest,
+ * and the others would wait in the collective close for ever. One rank cannot disagree with
+ * itself. The data phase then writes raw data only. */
+static axb_status create_file(axb_output *o, const axb_output_desc *d, axb_error *err)
+{
+    axb_status st = open_file(o, true, err);
+    if (st == AXB_OK) {
+        st = o->ops->create(o, d, err);
+        if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
+    }
+    axb_error cerr = AXB_ERROR_INIT;
+    const axb_status cst = close_file(o, &cerr);
+    if (st == AXB_OK && cst != AXB_OK) {
+        st = cst;
+        *err = cerr;
+    }
     return st;
 }
 
@@ -123,12 +149,12 @@ static void abandon(axb_output *o, bool remove)
 {
     if (!o) return;
     axb_error ignored = AXB_ERROR_INIT;
-    const bool created = o->file >= 0;
     (void)close_file(o, &ignored);
     if (remove && o->comm != MPI_COMM_NULL) {
         /* every rank has closed the file before rank 0 removes it */
         (void)MPI_Barrier(o->comm);
-        if (created && o->rank == 0) unlink(o->partial);
+        /* only called once the folder was prepared: a .partial there now is this run's */
+        if (o->rank == 0) unlink(o->partial);
     }
     free_output(o);
 }
@@ -143,7 +169,7 @@ static axb_status new_output(MPI_Comm comm, const axb_output_desc *d, axb_output
     o->comm = MPI_COMM_NULL;
     o->file = o->dxpl_coll = H5I_INVALID_HID;
     *out = o;
-    AXB_MPI_TRY(err, MPI_Comm_dup(comm, &o->comm), "cannot duplicate the communicator");
+    AXB_MPI_AGREE(comm, err, MPI_Comm_dup(comm, &o->comm), "cannot duplicate the communicator");
     AXB_MPI_TRY(err, MPI_Comm_rank(o->comm, &o->rank), "rank");
     AXB_MPI_TRY(err, MPI_Comm_size(o->comm, &o->size), "communicator size");
     o->ops = OUT_BACKENDS[d->format];
@@ -200,12 +226,9 @@ axb_status axb_output_create(MPI_Comm comm, const axb_output_desc *d, axb_output
         abandon(o, false);
         return st;
     }
-    st = axb_agree(o->comm, open_file(o, true, err), err);
-    if (st == AXB_OK) {
-        st = o->ops->create(o, d, err);
-        if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
-        st = axb_agree(o->comm, st, err);
-    }
+    st = axb_agree(o->comm, o->rank == 0 ? create_file(o, d, err) : AXB_OK, err);
+    if (st == AXB_OK) st = axb_agree(o->comm, open_file(o, false, err), err);
+    if (st == AXB_OK) st = axb_agree(o->comm, o->ops->reopen(o, d, err), err);
     if (st == AXB_OK && o->recording) {
         const axb_status rs =
             o->rank == 0 ? axb_partial_record_start(&o->names, OUT_RECORD_KIND, o->identity, err) : AXB_OK;
@@ -288,7 +311,8 @@ static axb_status reduce_written(const axb_output *o, uint8_t *all, int64_t *dup
     free(lower);
     AXB_TRY(axb_agree(o->comm, st, err));
     int64_t first = INT64_MAX;
-    AXB_MPI_TRY(err, MPI_Allreduce(&mydup, &first, 1, MPI_INT64_T, MPI_MIN, o->comm), "reduction of written rows");
+    AXB_MPI_AGREE(o->comm, err, MPI_Allreduce(&mydup, &first, 1, MPI_INT64_T, MPI_MIN, o->comm),
+                  "reduction of written rows");
     *dup = first == INT64_MAX ? -1 : first;
     return AXB_OK;
 }
