@@ -209,22 +209,16 @@ static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_
     return AXB_OK;
 }
 
-/* Rank 0 writes the document; every rank must create the dataset with the same size, so the
- * ranks agree on rank 0's outcome and learn the size first. */
 static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    axb_status st = AXB_OK;
-    if (o->rank == 0) st = axb_quakeml_write(d->sources, d->nsources, OUT_CREATOR, o->created, &text, &len, err);
-    int64_t msg[1] = {(int64_t)len};
-    AXB_MPI_CHECK(st, err, MPI_Bcast(msg, 1, MPI_INT64_T, 0, o->comm), "broadcast of the QuakeML size");
-    st = axb_agree(o->comm, st, err);
+    axb_status st = axb_quakeml_write(d->sources, d->nsources, OUT_CREATOR, o->created, &text, &len, err);
     if (st != AXB_OK) {
         free(text);
         return st;
     }
-    hsize_t dims[1] = {(hsize_t)msg[0]};
+    hsize_t dims[1] = {(hsize_t)len};
     hid_t ds;
     st = axb_h5out_dataset(o->file, "QuakeML", H5T_STD_I8LE, 1, dims, &ds, err);
     if (st == AXB_OK) st = axb_h5out_write_root(o, ds, H5T_NATIVE_SCHAR, text, err);

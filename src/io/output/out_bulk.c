@@ -242,18 +242,27 @@ static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error
     AXB_TRY(write_table(o, "row_source", H5T_NATIVE_INT64, o->nrows, d->row_source, NULL, err));
     AXB_TRY(write_table(o, "row_receiver", H5T_NATIVE_INT64, o->nrows, d->row_receiver, NULL, err));
     AXB_TRY(axb_h5out_dataset(o->file, "row_written", H5T_STD_U8LE, 1, dims, &b->written, err));
-    AXB_TRY(direct_target(o, b, err));
     AXB_TRY(write_sources(o, d, err));
     return write_receivers(o, d, err);
 }
 
+static axb_status check_reopened(axb_output *o, bulk_impl *b, axb_error *err);
+
+/* Every rank opens the datasets; the MPI-IO handle is asked for only once all have them, since
+ * HDF5 duplicates the file's communicator (a collective call) to hand it out. */
 static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     (void)d;
     bulk_impl *b = malloc(sizeof *b);
-    if (!b) return axb_error_set(err, AXB_ERR_NOMEM, "bulk output");
+    if (!b) return axb_agree(o->comm, axb_error_set(err, AXB_ERR_NOMEM, "bulk output"), err);
     b->seis = b->written = H5I_INVALID_HID;
     o->impl = b;
+    AXB_TRY(axb_agree(o->comm, check_reopened(o, b, err), err));
+    return direct_target(o, b, err);
+}
+
+static axb_status check_reopened(axb_output *o, bulk_impl *b, axb_error *err)
+{
     b->seis = H5Dopen2(o->file, "seismograms", H5P_DEFAULT);
     b->written = H5Dopen2(o->file, "row_written", H5P_DEFAULT);
     if (b->seis < 0 || b->written < 0) return axb_h5_error(err, "cannot resume: no /seismograms in the file");
@@ -274,7 +283,7 @@ static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error
               (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2],
               size == 4 ? "float32" : "float64", (long long)o->nrows, o->ncomp, (long long)o->nsamples,
               o->elsize == 4 ? "float32" : "float64");
-    return direct_target(o, b, err);
+    return AXB_OK;
 }
 
 /* A run of rows in arithmetic progression: first, first + stride, ... (count rows). */
