@@ -165,7 +165,7 @@ static axb_status close_output(axb_job_ctx *c, axb_status st, axb_error *err)
 
 static axb_status sum_over_ranks(MPI_Comm comm, int64_t mine, int64_t *all, axb_error *err)
 {
-    AXB_MPI_TRY(err, MPI_Allreduce(&mine, all, 1, MPI_INT64_T, MPI_SUM, comm), "job statistics");
+    AXB_MPI_AGREE(comm, err, MPI_Allreduce(&mine, all, 1, MPI_INT64_T, MPI_SUM, comm), "job statistics");
     return AXB_OK;
 }
 
@@ -210,9 +210,12 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     if (st == AXB_OK) st = open_output(&c, err);
     if (st == AXB_OK) st = make_filter(&c, err);
     if (st == AXB_OK) st = job->subfaults ? axb_extract_faults(&c, err) : axb_extract_partitioned(&c, err);
-    st = close_output(&c, st, err);
+    /* everything that can fail comes before the output is published: a failed run never leaves
+     * a complete-looking file */
     if (st == AXB_OK && c.filter && job->fftw_wisdom) st = save_wisdom(comm, job->fftw_wisdom, err);
     if (st == AXB_OK) st = job_result(&c, t0, res, err);
+    st = close_output(&c, st, err);
+    res->seconds = axb_wall_seconds() - t0;
     job_close(&c);
     return st;
 }

@@ -214,7 +214,7 @@ static int64_t database_bytes(const axb_mkdb_plan *p, const char *dir)
 {
     int64_t bytes = 0;
     for (int k = 0; k < p->nsim; k++) {
-        char path[AXB_PATH_MAX + 64];
+        char path[AXB_PARTIAL_PATH_MAX + 64];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s/Data/" AXB_NC_FILE_ORIGINAL, dir, axb_sim_name(p->sims[k]));
         if (stat(path, &sb) == 0) bytes += (int64_t)sb.st_size;
@@ -286,15 +286,13 @@ static axb_status write_original(MPI_Comm comm, int rank, const axb_mkdb_opts *o
     mkdb_progress pr = {.points = 0};
     axb_progress_start(&pr.line, out, "mkdb", "points", p->npoints * p->nsim);
     AXB_TRY(write_files(comm, o, p, names.partial, &pr, err));
-    *bytes = 0;
+    /* publishing is the last step that can fail: after it, nothing may turn the run into a
+     * failure that leaves a complete-looking database behind */
+    *bytes = rank == 0 ? database_bytes(p, names.partial) : 0;
     axb_status st = AXB_OK;
-    if (rank == 0) {
-        st = axb_partial_publish(&names, err);
-        if (!st) *bytes = database_bytes(p, dir);
-    }
+    AXB_MPI_CHECK(st, err, MPI_Bcast(bytes, 1, MPI_INT64_T, 0, comm), "database size");
     AXB_TRY(axb_agree(comm, st, err));
-    AXB_MPI_TRY(err, MPI_Bcast(bytes, 1, MPI_INT64_T, 0, comm), "database size");
-    return AXB_OK;
+    return axb_agree(comm, rank == 0 ? axb_partial_publish(&names, err) : AXB_OK, err);
 }
 
 /* The merged layout: the original layout written beside DIR (DIR.partial.original), repacked into
