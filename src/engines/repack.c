@@ -208,6 +208,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
         const axb_status s2 = axb_db_sum_io_stats(j.db, &res->io, &e2);
         if (!st && s2) st = axb_error_set(err, s2, "%s", e2.msg);
         res->threads = axb_db_get_threads(j.db);
+        res->source_checksums = j.in->checksums;
     }
     free(j.order);
     free(j.done);
