@@ -52,6 +52,14 @@ typedef enum axb_layout {
     AXB_LAYOUT_MEMORY /**< synthetic, no files (db_memory.h); read like the merged layout */
 } axb_layout;
 
+/** What the data arrays carry to detect damage (verified on every read where present). */
+typedef enum axb_checksums {
+    AXB_CHECKSUMS_NONE = 0,   /**< nothing: damage cannot be detected (plain AxiSEM files, Instaseis' merged copies) */
+    AXB_CHECKSUMS_PARTIAL,    /**< original layout: some snapshot arrays with fletcher32, some without */
+    AXB_CHECKSUMS_FLETCHER32, /**< original layout: HDF5's fletcher32 on every chunk of every snapshot array */
+    AXB_CHECKSUMS_ELEMENT     /**< merged layout: axibulk's CRC-32 of every element (MergedChecksums) */
+} axb_checksums;
+
 /** Collective (all ranks of the DB communicator call, each with its own selection, possibly
  *  empty) or independent MPI-IO for the data reads. */
 typedef enum axb_io_mode { AXB_IO_COLLECTIVE = 0, AXB_IO_INDEPENDENT } axb_io_mode;
@@ -66,6 +74,7 @@ typedef struct axb_db_info {
     bool chunked;    /**< data arrays chunked (always for original files) */
     int deflate;     /**< deflate level of the data arrays, -1 if uncompressed */
     bool transposed; /**< original layout: snapshot arrays stored (points, time) */
+    axb_checksums checksums;
 
     bool has_sim[AXB_NSIM]; /**< which sub-simulations the database holds */
     axb_excitation excitation[AXB_NSIM];
@@ -215,6 +224,7 @@ const char *axb_db_kind_name(axb_db_kind k);
 const char *axb_dump_type_name(axb_dump_type d);
 const char *axb_sim_name(axb_sim s);
 const char *axb_excitation_name(axb_excitation e);
+const char *axb_checksums_name(axb_checksums c);
 
 #ifdef __cplusplus
 }

@@ -55,7 +55,8 @@ typedef struct axb_mkdb_opts {
     int64_t memory_bytes;         /**< per rank, snapshot data in flight (default 256 MiB) */
     bool axisem_filters;          /**< chunks and filters as AxiSEM writes them (fletcher32, shuffle,
                                        deflate 2; 8192 values per chunk): the real format, for
-                                       benchmarks; default: unfiltered 112-point chunks */
+                                       benchmarks; default: 112-point chunks with fletcher32 alone
+                                       (every file has fletcher32: damage is an error on read) */
 } axb_mkdb_opts;
 
 /** Everything derived from the options. */

@@ -61,6 +61,8 @@ typedef struct axb_repack_result {
     double read_mb_s, write_mb_s; /**< source MB per second of reading, output MB per second
                                              of writing (all ranks, over rank 0's time in each) */
     bool verified;
+    /** What protected the source's data (its damage is detected only where it has checksums) */
+    axb_checksums source_checksums;
     axb_repack_write write_mode; /**< the mode used: collective or direct */
     bool page_cache_bypassed;    /**< direct mode got O_DIRECT from the file system */
     axb_io_stats io;             /**< the source's read counters and time per stage, summed over ranks */

@@ -52,6 +52,19 @@ static void layout_text(char *buf, size_t n, const axb_db_info *i)
         snprintf(buf, n, "merged (one element per read, contiguous)");
 }
 
+/* What protects the data, and what that means for a reader. */
+static const char *checksums_text(const axb_db_info *i)
+{
+    switch (i->checksums) {
+    case AXB_CHECKSUMS_FLETCHER32: return "fletcher32 on every chunk (verified on every read)";
+    case AXB_CHECKSUMS_ELEMENT: return "CRC-32 of every element (verified on every read)";
+    case AXB_CHECKSUMS_PARTIAL:
+        return "fletcher32 on some snapshot arrays only: damage to the others cannot be detected";
+    case AXB_CHECKSUMS_NONE: break;
+    }
+    return i->layout == AXB_LAYOUT_MEMORY ? "none (no files)" : "none: damage to the data cannot be detected";
+}
+
 static void print_text(FILE *o, const axb_db *db)
 {
     const axb_db_info *i = axb_db_get_info(db);
@@ -71,6 +84,7 @@ static void print_text(FILE *o, const axb_db *db)
     fprintf(o, "%-17s %s\n", "dump type", axb_dump_type_name(i->dump));
     layout_text(buf, sizeof buf, i);
     fprintf(o, "%-17s %s\n", "layout", buf);
+    fprintf(o, "%-17s %s\n", "checksums", checksums_text(i));
     fprintf(o, "%-17s %d\n", "file version", i->file_version);
     if (i->nelem)
         fprintf(o, "%-17s %lld\n", "elements", (long long)i->nelem);
@@ -127,6 +141,7 @@ static void print_json(FILE *o, const axb_db *db)
     axb_json_bool(&j, "chunked", i->chunked);
     axb_json_int(&j, "deflate", i->deflate);
     axb_json_bool(&j, "transposed", i->transposed);
+    axb_json_str(&j, "checksums", axb_checksums_name(i->checksums));
     axb_json_int(&j, "file_version", i->file_version);
     axb_json_int(&j, "elements", i->nelem);
     axb_json_int(&j, "gll_points", i->npoints);

@@ -120,7 +120,12 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
                     : r.page_cache_bypassed             ? "direct, O_DIRECT"
                                                         : "direct, through the page cache",
                 (double)r.bytes_out / 1e6, (double)r.bytes_in / 1e6,
-                r.bytes_in ? (double)r.bytes_out / (double)r.bytes_in : 0.0, r.verified ? "; verified" : "");
+                r.bytes_in ? (double)r.bytes_out / (double)r.bytes_in : 0.0,
+                !r.verified ? ""
+                    : r.source_checksums == AXB_CHECKSUMS_FLETCHER32
+                    ? "; verified"
+                    : "; verified (the source has no checksums on all "
+                      "its data: damage it had before cannot be seen)");
     if (env->rank == 0 && r.io.chunks_decoded > 0) /* where a deflated source's time goes */
         fprintf(env->out,
                 "decoded %lld chunks (%.1f MB stored) with %d threads per rank; thread-seconds: read %.2f, "

@@ -208,6 +208,7 @@ axb_status axb_repack_run(MPI_Comm comm, const axb_repack_opts *o, FILE *progres
     j.progress = j.rank == 0 && o->progress ? progress : NULL;
     axb_status st = run(&j, res, err);
     res->seconds = axb_wall_seconds() - t0;
+    if (j.in) res->source_checksums = j.in->checksums;
     free(j.order);
     free(j.done);
     free(j.slabs);

@@ -1,6 +1,10 @@
 /* Verification of a merged database against its source: every element's block, bit for bit, with
  * elements matched by their GLL point numbering (so any element order is accepted), plus the mesh
- * facts the reader relies on. */
+ * facts the reader relies on. Both are read afresh through the database layer, which checks what
+ * each file carries: the source's fletcher32 where it has it (AxiSEM's and mkdb's files), the
+ * output's CRC-32 of every element, and finiteness of every value. A source without checksums
+ * can only be compared as it reads now: damage done to it before the repack goes unseen (the
+ * result says so: axb_repack_result.source_checksums). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +12,7 @@
 #include "axibulk/repack.h"
 #include "core/agree.h"
 #include "core/mpi_check.h"
+#include "io/db/db_names.h"
 
 static axb_status match(const axb_mesh *src, const axb_mesh *dst, int64_t *map, axb_error *err)
 {
@@ -42,6 +47,9 @@ static axb_status same_shape(axb_db *src, axb_db *dst, const char *src_path, con
         memcmp(axb_db_get_stf_d(src), axb_db_get_stf_d(dst), (size_t)a->ndumps * sizeof(double)))
         return axb_error_set(err, AXB_ERR_FORMAT, "verify: %s and %s differ in shape, points or STF", src_path,
                              dst_path);
+    /* the output's own checksums are what make the comparison's reads of it trustworthy later */
+    AXB_CHECK(err, b->checksums == AXB_CHECKSUMS_ELEMENT, AXB_ERR_FORMAT,
+              "verify: %s has no element checksums (" AXB_NC_VAR_MERGED_CRC ")", dst_path);
     return match(ma, mb, map, err);
 }
 

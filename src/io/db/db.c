@@ -36,6 +36,17 @@ const char *axb_dump_type_name(axb_dump_type d)
     return "?";
 }
 
+const char *axb_checksums_name(axb_checksums c)
+{
+    switch (c) {
+    case AXB_CHECKSUMS_NONE: return "none";
+    case AXB_CHECKSUMS_PARTIAL: return "partial";
+    case AXB_CHECKSUMS_FLETCHER32: return "fletcher32";
+    case AXB_CHECKSUMS_ELEMENT: return "element-crc32";
+    }
+    return "?";
+}
+
 const char *axb_sim_name(axb_sim s)
 {
     static const char *const names[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ", "MXY_MXX_M_MYY"};

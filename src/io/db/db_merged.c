@@ -9,14 +9,17 @@
 #include <sys/stat.h>
 
 #include "core/unique.h"
+#include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
 #include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
 #define MERGED "/" AXB_NC_VAR_MERGED
+#define CHECKSUMS "/" AXB_NC_VAR_MERGED_CRC
 
 typedef struct merged_impl {
     hid_t fid, dset;
+    uint32_t *crc; /* [nelem] the file's element checksums; NULL: the file has none */
 } merged_impl;
 
 static axb_status sims_of_nvars(hsize_t nvars, bool *has, axb_error *err)
@@ -70,6 +73,12 @@ static axb_status merged_describe(hid_t fid, axb_db *db, axb_error *err)
         H5Pclose(dcpl);
     }
     if (ds >= 0) H5Dclose(ds);
+    info->checksums = axb_h5_exists(fid, CHECKSUMS) ? AXB_CHECKSUMS_ELEMENT : AXB_CHECKSUMS_NONE;
+    if (info->checksums == AXB_CHECKSUMS_ELEMENT) {
+        AXB_TRY(axb_h5_dims(fid, CHECKSUMS, &r, d, err));
+        AXB_CHECK(err, r == 1 && (int64_t)d[0] == info->nelem, AXB_ERR_FORMAT,
+                  "variable '" CHECKSUMS "': expected one value per element (%lld)", (long long)info->nelem);
+    }
     AXB_TRY(axb_mesh_read(fid, info, true, &db->mesh, err));
     AXB_TRY(axb_db_read_stf(fid, info->ndumps, &db->stf, &db->stf_d, err));
     return AXB_OK;
@@ -100,6 +109,7 @@ static void merged_close(axb_db *db)
     if (!m) return;
     if (m->dset >= 0) H5Dclose(m->dset);
     if (m->fid >= 0) H5Fclose(m->fid);
+    free(m->crc);
     free(m);
     db->impl = NULL;
 }
@@ -114,6 +124,41 @@ static axb_status merged_open_data(axb_db *db, axb_error *err)
     AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, db->info.files[0], &m->fid, err), "%s", rel);
     m->dset = H5Dopen2(m->fid, MERGED, H5P_DEFAULT);
     AXB_CHECK(err, m->dset >= 0, AXB_ERR_HDF5, "%s: cannot open " MERGED, rel);
+    if (db->info.checksums != AXB_CHECKSUMS_ELEMENT) return AXB_OK;
+    /* every rank keeps all of them: 4 bytes per element against the element's tens of KB */
+    const hsize_t n = (hsize_t)db->info.nelem;
+    m->crc = malloc((size_t)(n ? n : 1) * sizeof *m->crc);
+    if (!m->crc) return axb_error_set(err, AXB_ERR_NOMEM, "%s: element checksums", rel);
+    AXB_TRY_CTX(err, axb_h5_read(m->fid, CHECKSUMS, H5T_NATIVE_UINT32, 1, &n, m->crc, err), "%s", rel);
+    return AXB_OK;
+}
+
+/* Every element read is checked before anyone uses it: its CRC-32 against the file's (where the
+ * file has them) and its values for NaN or infinity (which would turn whole seismograms into NaN). */
+static axb_status verify_blocks(const axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, axb_error *err)
+{
+    const merged_impl *m = db->impl;
+    const int64_t bf = axb_db_block_floats(db), nt = db->info.ndumps, np1 = db->info.npol + 1;
+    for (int64_t k = 0; k < nu; k++) {
+        const float *x = buf + k * bf;
+        if (m->crc) {
+            const uint32_t c = axb_elem_crc32(x, bf);
+            AXB_CHECK(err, c == m->crc[uniq[k]], AXB_ERR_FORMAT,
+                      "%s: variable '" AXB_NC_VAR_MERGED "': element %lld: checksum %08x, but " AXB_NC_VAR_MERGED_CRC
+                      " holds %08x: the file is damaged",
+                      db->info.files[0], (long long)uniq[k], c, m->crc[uniq[k]]);
+        }
+        const int64_t bad = axb_first_nonfinite(x, bf);
+        if (bad >= 0) {
+            const int64_t t = bad % nt, pt = bad / nt, v = pt / (np1 * np1);
+            return axb_error_set(err, AXB_ERR_FORMAT,
+                                 "%s: variable '" AXB_NC_VAR_MERGED
+                                 "': element %lld: variable %lld, GLL point (xi %lld, "
+                                 "eta %lld), sample %lld is %g: the file is damaged",
+                                 db->info.files[0], (long long)uniq[k], (long long)v, (long long)(pt / np1 % np1),
+                                 (long long)(pt % np1), (long long)t, (double)x[bad]);
+        }
+    }
     return AXB_OK;
 }
 
@@ -127,7 +172,7 @@ static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_i
                 "%s", db->info.files[0]);
     db->stats.read_calls++;
     db->stats.bytes_read += bytes;
-    return AXB_OK;
+    return verify_blocks(db, nu, uniq, buf, err);
 }
 
 static axb_status merged_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,

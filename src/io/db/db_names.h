@@ -26,6 +26,10 @@
 
 /* element data of the merged layout: (elements, nvars, jpol, ipol, snapshots) */
 #define AXB_NC_VAR_MERGED "MergedSnapshots"
+/* axibulk's per-element checksums of it: uint32 (elements), CRC-32 of each element's block */
+#define AXB_NC_VAR_MERGED_CRC "MergedChecksums"
+#define AXB_NC_ATT_CRC_ALGORITHM "algorithm"
+#define AXB_NC_CRC_ALGORITHM "crc32 of the float32 little-endian bytes of each element block of MergedSnapshots"
 
 /* source time function: in /Snapshots (original), at the root (merged) */
 #define AXB_NC_VAR_STF "stf_dump"

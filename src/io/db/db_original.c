@@ -10,6 +10,7 @@
 
 #include "core/agree.h"
 #include "core/unique.h"
+#include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
 #include "io/db/db_names.h"
 #include "io/hdf5/chunk_reader.h"
@@ -106,6 +107,30 @@ static axb_status check_file(hid_t fid, axb_db_info *info, axb_sim sim, bool fir
     return AXB_OK;
 }
 
+/* Counts the run's snapshot variables present, and those with fletcher32 (which the readers verify,
+ * ours and HDF5's). */
+static void count_checksums(hid_t fid, const axb_db_info *info, axb_sim sim, int *nvars, int *nf32)
+{
+    const char *names[NV_MAX];
+    const int nv = run_vars(info, sim, names);
+    for (int v = 0; v < nv; v++) {
+        char path[128];
+        snprintf(path, sizeof path, "/" AXB_NC_GRP_SNAPSHOTS "/%s", names[v]);
+        const hid_t d = axb_h5_exists(fid, path) ? H5Dopen2(fid, path, H5P_DEFAULT) : -1;
+        const hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
+        if (d >= 0) ++*nvars;
+        bool f32 = false;
+        for (int i = 0; dcpl >= 0 && i < H5Pget_nfilters(dcpl); i++) {
+            unsigned flags, cd[4] = {0};
+            size_t ncd = 4;
+            f32 = f32 || H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_FLETCHER32;
+        }
+        *nf32 += f32;
+        if (dcpl >= 0) H5Pclose(dcpl);
+        if (d >= 0) H5Dclose(d);
+    }
+}
+
 static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_error *err)
 {
     axb_db_info *info = &db->info;
@@ -113,6 +138,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
     axb_db_finish_info(info);
     info->chunked = true;
     info->deflate = -1;
+    int nvars = 0, nf32 = 0;
     for (int k = 0; k < found->nfiles; k++) {
         const char *rel = found->files[k];
         hid_t fid;
@@ -128,6 +154,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
             st = axb_db_check_consistent(fid, info, err);
         }
         if (!st) st = check_file(fid, info, found->sims[k], k == 0, err);
+        if (!st) count_checksums(fid, info, found->sims[k], &nvars, &nf32);
         if (!st) {
             hid_t dcpl = -1;
             char path[128];
@@ -156,6 +183,7 @@ static axb_status orig_read_meta(axb_db *db, const axb_db_found *found, axb_erro
     }
     info->nfiles = found->nfiles;
     info->layout = AXB_LAYOUT_ORIGINAL;
+    info->checksums = nf32 == 0 ? AXB_CHECKSUMS_NONE : nf32 < nvars ? AXB_CHECKSUMS_PARTIAL : AXB_CHECKSUMS_FLETCHER32;
     db->npoint_vars = 0;
     for (int s = 0; s < AXB_NSIM; s++) {
         const char *names[NV_MAX];
@@ -319,6 +347,21 @@ static axb_status prefetch_points(axb_db *db, int64_t nu, const int64_t *ids, bo
     return AXB_OK;
 }
 
+/* NaN or infinity in what was read is refused (no database holds them legitimately; one would
+ * turn every seismogram touching the point into NaN): the point and sample are named. */
+static axb_status check_finite(const axb_db *db, const orig_file *f, int v, int64_t nu, const int64_t *ids,
+                               const float *col, bool point_major, axb_error *err)
+{
+    const int64_t nt = db->info.ndumps, bad = axb_first_nonfinite(col, nu * nt);
+    if (bad < 0) return AXB_OK;
+    const char *names[NV_MAX];
+    run_vars(&db->info, f->sim, names);
+    const int64_t u = point_major ? bad / nt : bad % nu, t = point_major ? bad % nt : bad / nu;
+    return axb_error_set(err, AXB_ERR_FORMAT,
+                         "variable '" AXB_NC_GRP_SNAPSHOTS "/%s': point %lld, sample %lld is %g: the file is damaged",
+                         names[v], (long long)ids[u], (long long)t, (double)col[bad]);
+}
+
 /* For every variable of every run: read the unique points once, then hand each (request, var)
  * its series through @p place. This is the one loop both element and point reads share. */
 typedef void (*place_fn)(const axb_db *db, const float *col, bool point_major, int64_t nu, int gv, void *ctx);
@@ -342,6 +385,7 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
                 if (!st) memset(col, 0, (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
             } else if (!st) {
                 st = read_columns(db, &o->f[k], v, nu, uniq, mode, col, &pm, err);
+                if (!st) st = check_finite(db, &o->f[k], v, nu, uniq, col, pm, err);
                 if (st) axb_error_prefix(err, "%s", info->files[k]);
             } else if (mode == AXB_IO_COLLECTIVE && o->f[k].plain[v]) {
                 /* after a failure here, the other ranks still enter the collective reads of

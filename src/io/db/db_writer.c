@@ -63,6 +63,7 @@ axb_status axb_db_writer_close(axb_db_writer **w, axb_status st, axb_error *err)
     if (!*w) return st;
     /* a failure before close keeps its message: close's own error goes to a scratch record */
     axb_error scratch = AXB_ERROR_INIT;
+    (*w)->failed = st != AXB_OK;
     axb_status cs = (*w)->ops->close(*w, st ? &scratch : err);
     free(*w);
     *w = NULL;

@@ -20,6 +20,7 @@
 #define AXB_IO_DB_WRITER_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "axibulk/status.h"
@@ -44,6 +45,7 @@ struct axb_db_writer {
     MPI_Comm comm; /* the caller's, not duplicated: the writer lives within one call */
     int rank, size;
     const char *path; /* owned by the caller, valid until close */
+    bool failed;      /* set by axb_db_writer_close when the run failed: close only cleans up */
     void *impl;       /* the layout's state */
 };
 

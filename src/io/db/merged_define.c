@@ -40,6 +40,14 @@ static axb_status define_data(int dst, const axb_merged_def *d, merged_impl *m, 
     /* every element is written: filling first would write the whole file twice (parallel HDF5
      * allocates the dataset when it is created) */
     AXB_NC_TRY(err, nc_def_var_fill(dst, m->var, NC_NOFILL, NULL), "%s: " AXB_NC_VAR_MERGED " fill", path);
+    /* one CRC-32 per element, written at the end (merged_checksums.c), verified by every read */
+    int crc;
+    AXB_NC_TRY(err, nc_def_var(dst, AXB_NC_VAR_MERGED_CRC, NC_UINT, 1, &d_elem, &crc), "%s: " AXB_NC_VAR_MERGED_CRC,
+               path);
+    AXB_NC_TRY(err, nc_def_var_chunking(dst, crc, NC_CONTIGUOUS, NULL), "%s: " AXB_NC_VAR_MERGED_CRC " storage", path);
+    AXB_NC_TRY(err,
+               nc_put_att_text(dst, crc, AXB_NC_ATT_CRC_ALGORITHM, strlen(AXB_NC_CRC_ALGORITHM), AXB_NC_CRC_ALGORITHM),
+               "%s: " AXB_NC_VAR_MERGED_CRC " attribute", path);
     if (d->deflate < 0) {
         AXB_NC_TRY(err, nc_def_var_chunking(dst, m->var, NC_CONTIGUOUS, NULL), "%s: " AXB_NC_VAR_MERGED " storage",
                    path);

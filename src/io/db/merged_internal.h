@@ -15,6 +15,10 @@ typedef struct merged_impl {
     bool defining;             /* in define mode: a failed run aborts instead of closing */
     int64_t block_bytes;       /* one element's data */
     int64_t per;               /* elements per put */
+    /* integrity: where the next put's data are, and this rank's checksums so far: for element e,
+     * bit 32 set when put in this run, the low 32 bits its CRC-32 (written by close) */
+    const float *put_buf;
+    uint64_t *crc;
     /* collective */
     float *buf;
     int wfd; /* read-only descriptor whose writeback a put starts */
@@ -54,6 +58,10 @@ AXB_NODISCARD axb_status axb_merged_copy_mesh(int src, int dst, const axb_merged
  * buffer; the netCDF handle closed once the structure is complete (collective; no-op if closed). */
 axb_status axb_merged_own_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err);
 AXB_NODISCARD axb_status axb_merged_end_netcdf(axb_db_writer *w, axb_error *err);
+
+/* At the end of a successful run: every element's CRC-32 into /MergedChecksums, those of elements
+ * put by an earlier (resumed) run computed from the file (collective; netCDF closed). */
+AXB_NODISCARD axb_status axb_merged_write_checksums(axb_db_writer *w, axb_error *err);
 
 /* Opens the file for collective puts (collective; after a direct writer gave up). */
 AXB_NODISCARD axb_status axb_merged_reopen(axb_db_writer *w, axb_error *err);

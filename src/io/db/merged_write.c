@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/agree.h"
+#include "io/db/db_integrity.h"
 #include "io/db/db_names.h"
 #include "io/hdf5/block_writer.h"
 #include "io/hdf5/nc_check.h"
@@ -98,17 +99,28 @@ static axb_status merged_begin(axb_db_writer *w, axb_error *err)
                           err));
     }
     m->how = !m->def.direct ? &axb_merged_collective : m->def.deflate >= 0 ? &axb_merged_chunks : &axb_merged_direct;
+    m->crc = calloc((size_t)(m->def.nelem ? m->def.nelem : 1), sizeof *m->crc);
+    AXB_TRY(axb_agree(w->comm, m->crc ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "element checksums"), err));
     return m->how->open(w, err);
 }
 
 static axb_status merged_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err)
 {
-    return impl_of(w)->how->buffer(w, start, buf, err);
+    merged_impl *m = impl_of(w);
+    AXB_TRY(m->how->buffer(w, start, buf, err));
+    m->put_buf = *buf;
+    return AXB_OK;
 }
 
+/* The checksums are taken from the data as they go to the file (the same bytes whichever way
+ * they are stored); the strategy may hand the buffer to a helper thread, so they are taken first. */
 static axb_status merged_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
-    return impl_of(w)->how->put(w, start, count, err);
+    merged_impl *m = impl_of(w);
+    const int64_t bf = m->block_bytes / (int64_t)sizeof(float);
+    for (int64_t k = 0; k < count && m->put_buf; k++)
+        m->crc[start + k] = (uint64_t)1 << 32 | axb_elem_crc32(m->put_buf + k * bf, bf);
+    return m->how->put(w, start, count, err);
 }
 
 static axb_status merged_checkpoint(axb_db_writer *w, axb_error *err)
@@ -128,6 +140,11 @@ static axb_status merged_close(axb_db_writer *w, axb_error *err)
         if (!st && rc != NC_NOERR) st = axb_nc_error(err, rc, "%s: close", w->path);
         st = axb_agree(w->comm, st, err);
     }
+    /* the checksums only complete a file whose every element was written */
+    int skip = w->failed || st || !m->crc, any = 0;
+    if (MPI_Allreduce(&skip, &any, 1, MPI_INT, MPI_MAX, w->comm) != MPI_SUCCESS) any = 1;
+    if (!any) st = axb_merged_write_checksums(w, err);
+    free(m->crc);
     free(m);
     w->impl = NULL;
     return st;

@@ -57,10 +57,11 @@ static axb_status define_snapshots(orig_impl *o, int d_t, int d_pts, axb_error *
         AXB_NC_TRY(err, nc_def_var_chunking(o->snap, o->data[k], NC_CHUNKED, chunks), "chunking of '%s'", o->names[k]);
         /* every value is written: filling first would double the I/O */
         AXB_NC_TRY(err, nc_def_var_fill(o->snap, o->data[k], NC_NOFILL, NULL), "fill of '%s'", o->names[k]);
-        if (d->axisem_filters) { /* netCDF orders them as AxiSEM's files have them */
-            AXB_NC_TRY(err, nc_def_var_fletcher32(o->snap, o->data[k], NC_FLETCHER32), "checksum of '%s'", o->names[k]);
+        /* fletcher32 on every chunk, filtered or not: damage is an error on read, not wrong numbers
+         * (netCDF orders the filters as AxiSEM's files have them) */
+        AXB_NC_TRY(err, nc_def_var_fletcher32(o->snap, o->data[k], NC_FLETCHER32), "checksum of '%s'", o->names[k]);
+        if (d->axisem_filters)
             AXB_NC_TRY(err, nc_def_var_deflate(o->snap, o->data[k], 1, 1, 2), "deflate of '%s'", o->names[k]);
-        }
     }
     AXB_TRY(def_var(o->snap, AXB_NC_VAR_STF, NC_FLOAT, 1, &d_t, &o->stf, err));
     AXB_TRY(def_var(o->snap, AXB_NC_VAR_STF_D, NC_FLOAT, 1, &d_t, &o->stf_d, err));

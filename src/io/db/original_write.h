@@ -36,7 +36,7 @@ typedef struct axb_original_def {
     const double *G1, *G2, *gll, *glj;
     int64_t chunk_points; /* axb_original_chunk_points */
     int64_t max_points;   /* the largest put */
-    bool axisem_filters;  /* fletcher32 + shuffle + deflate 2 on the snapshot arrays, as AxiSEM */
+    bool axisem_filters;  /* shuffle + deflate 2 besides the fletcher32 every file has, as AxiSEM */
 } axb_original_def;
 
 /* Points per chunk of the snapshot arrays: unfiltered, 112 (fewer for very long records so a
