@@ -84,8 +84,9 @@ axb_status axb_merged_write_checksums(axb_db_writer *w, axb_error *err)
         (void)axb_error_set(err, AXB_ERR_NOMEM, "element checksums of all ranks");
     AXB_TRY(axb_agree(w->comm, w->rank == 0 && !all ? AXB_ERR_NOMEM : AXB_OK, err));
     axb_status st = AXB_OK;
-    /* each element was put by one rank: the others hold 0 for it */
-    for (int64_t off = 0; off < ne && !st; off += REDUCE_PIECE) {
+    /* each element was put by one rank: the others hold 0 for it; every rank takes part in every
+     * piece, whatever failed before, and the agreement below carries a failure */
+    for (int64_t off = 0; off < ne; off += REDUCE_PIECE) {
         const int cnt = (int)(ne - off < REDUCE_PIECE ? ne - off : REDUCE_PIECE);
         AXB_MPI_CHECK(st, err, MPI_Reduce(m->crc + off, all ? all + off : NULL, cnt, MPI_UINT64_T, MPI_BOR, 0, w->comm),
                       "element checksums");

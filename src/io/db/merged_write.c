@@ -141,9 +141,10 @@ static axb_status merged_close(axb_db_writer *w, axb_error *err)
         st = axb_agree(w->comm, st, err);
     }
     /* the checksums only complete a file whose every element was written */
-    int skip = w->failed || st || !m->crc, any = 0;
-    if (MPI_Allreduce(&skip, &any, 1, MPI_INT, MPI_MAX, w->comm) != MPI_SUCCESS) any = 1;
-    if (!any) st = axb_merged_write_checksums(w, err);
+    int64_t skip = w->failed || st || !m->crc;
+    const axb_status ss = axb_agree_sum(w->comm, AXB_OK, &skip, err);
+    if (ss && !st) st = ss;
+    if (!ss && !skip) st = axb_merged_write_checksums(w, err);
     free(m->crc);
     free(m);
     w->impl = NULL;
