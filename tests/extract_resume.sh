@@ -84,4 +84,18 @@ if "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --components Z -o "$TMP/x.asdf.h5" --res
     fail "resume of a different job accepted"
 fi
 grep -q "cannot resume" "$TMP/err" || fail "unexpected message: $(cat "$TMP/err")"
-echo "6 passed, 0 failed"
+# nor a resume of the same shape whose values would differ: another filter, another database
+# (same mesh and sampling, another shear modulus), named in the message
+if "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --lowpass 0.01 -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"$TMP/err"; then
+    fail "resume with another filter accepted"
+fi
+grep -q "filter: none, now" "$TMP/err" || fail "unexpected message for another filter: $(cat "$TMP/err")"
+"$MPIEXEC" -n 2 "$AXB" mkdb -o "$TMP/db2" --kind reciprocal --period 40 --length 1200 --rmin-km 5000 \
+    --points-per-wavelength 6 --rho 3000 >/dev/null || fail "mkdb db2"
+a2=("${aargs[@]}")
+for i in "${!a2[@]}"; do [ "${a2[$i]}" = "$TMP/db" ] && a2[$i]="$TMP/db2"; done
+if "$MPIEXEC" -n 2 "$AXB" "${a2[@]}" -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"$TMP/err"; then
+    fail "resume with another database accepted"
+fi
+grep -q "(database: [0-9a-f]*, now [0-9a-f]*)" "$TMP/err" || fail "unexpected message for another database: $(cat "$TMP/err")"
+echo "8 passed, 0 failed"

@@ -57,6 +57,8 @@ typedef struct axb_output_desc {
     const int64_t *row_receiver; /**< [nrows] index into receivers */
     bool overwrite;              /**< replace an existing PATH (on commit) and PATH.partial */
     const char *command;         /**< optional command line recorded as provenance; NULL = none */
+    const char *job;             /**< what else determines the values, as "key=value" words (options, database,
+                          filter, slip rates); part of the identity a resume must match; NULL = none */
 } axb_output_desc;
 
 typedef struct axb_output axb_output;

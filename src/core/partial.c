@@ -110,6 +110,51 @@ axb_status axb_partial_record_add(const axb_partial *p, int64_t n, const int64_t
     return finish_file(f, p->record, ok, err);
 }
 
+/* The words of two identities ("key=value ...") that differ, named: "kind: displacement, now
+ * velocity; filter differs". Identities of another shape are quoted whole. */
+static void identity_diff(const char *had, const char *want, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    const char *w = want;
+    while (*w && n + 1 < size) {
+        while (*w == ' ') w++;
+        const size_t wl = strcspn(w, " ");
+        const char *eq = memchr(w, '=', wl);
+        if (wl == 0) break;
+        if (eq) {
+            const size_t kl = (size_t)(eq - w) + 1; /* "key=" */
+            const char *h = had, *hv = NULL;
+            size_t hl = 0;
+            while (*h) {
+                while (*h == ' ') h++;
+                const size_t l = strcspn(h, " ");
+                if (l >= kl && !strncmp(h, w, kl)) {
+                    hv = h + kl;
+                    hl = l - kl;
+                    break;
+                }
+                h += l;
+            }
+            const char *wv = eq + 1;
+            const size_t wvl = wl - kl;
+            if (!hv || hl != wvl || strncmp(hv, wv, wvl) != 0) {
+                int k;
+                if (!hv)
+                    k = snprintf(out + n, size - n, "%s%.*s: not recorded", n ? "; " : "", (int)(kl - 1), w);
+                else if (hl <= 40 && wvl <= 40)
+                    k = snprintf(out + n, size - n, "%s%.*s: %.*s, now %.*s", n ? "; " : "", (int)(kl - 1), w, (int)hl,
+                                 hv, (int)wvl, wv);
+                else
+                    k = snprintf(out + n, size - n, "%s%.*s differs", n ? "; " : "", (int)(kl - 1), w);
+                n = k > 0 && (size_t)k < size - n ? n + (size_t)k : size - 1;
+            }
+        }
+        w += wl;
+    }
+    if (!out[0]) snprintf(out, size, "'%.200s'; this run: '%.200s'", had, want);
+}
+
 axb_status axb_partial_record_read(const axb_partial *p, const char *kind, const char *identity, int64_t nunits,
                                    uint8_t *done, int64_t *ndone, axb_error *err)
 {
@@ -124,10 +169,11 @@ axb_status axb_partial_record_read(const axb_partial *p, const char *kind, const
         want[strcspn(want, "\n")] = '\0';
         if (strncmp(line, "axibulk-record ", 15) != 0)
             return axb_error_set(err, AXB_ERR_FORMAT, "cannot resume: %s is not an axibulk record", p->record);
+        char diff[512];
+        identity_diff(line + 15, want + 15, diff, sizeof diff);
         return axb_error_set(err, AXB_ERR_ARG,
-                             "cannot resume: %s was written for another job ('%s'; this run: '%s'); "
-                             "start again with --force",
-                             p->record, line + 15, want + 15);
+                             "cannot resume: %s was written for another job (%s); start again with --force", p->record,
+                             diff);
     }
     int64_t head[2], *units = NULL;
     while (fread(head, sizeof head, 1, f) == 1 && head[0] == RECORD_MAGIC && head[1] > 0 && head[1] <= nunits) {

@@ -12,6 +12,7 @@
 #include "axibulk/extract_job.h"
 #include "axibulk/timefmt.h"
 #include "core/agree.h"
+#include "core/hash.h"
 #include "core/mpi_check.h"
 #include "engines/extract_internal.h"
 
@@ -116,11 +117,60 @@ static axb_status job_open(MPI_Comm comm, const axb_extract_job *job, FILE *prog
     return AXB_OK;
 }
 
+/* What determines the values beyond the output's shape and tables, as the words a resume must
+ * match (each named when it differs): the options, the database (its sampling, extent, source
+ * time function, shear modulus and size; not its path, so a moved database resumes), the filter and the
+ * sources' slip rates (finite faults, --reconvolve-stf). */
+static void job_words(const axb_job_ctx *c, char *buf, size_t size)
+{
+    const axb_extract_job *job = c->job;
+    const axb_extract_opts *o = &job->opts;
+    uint64_t ho = axb_hash_str(AXB_HASH_INIT, axb_extract_components(c->plan));
+    const int64_t oi[] = {o->quantity, o->kernelwidth, o->remove_source_shift, o->reconvolve_stf};
+    ho = axb_hash_bytes(ho, oi, sizeof oi);
+    ho = axb_hash_doubles(ho, &o->dt, 1);
+
+    const axb_db_info *in = axb_db_get_info(c->db);
+    const int64_t di[] = {in->kind, in->dump, in->npol, in->nelem, in->npoints, in->ndumps, in->total_bytes};
+    const double dd[] = {in->dt,         in->period,     in->src_shift,   in->amplitude, in->planet_radius,
+                         in->min_radius, in->max_radius, in->source_depth};
+    uint64_t hd = axb_hash_bytes(AXB_HASH_INIT, di, sizeof di);
+    hd = axb_hash_doubles(hd, dd, sizeof dd / sizeof *dd);
+    hd = axb_hash_doubles(hd, axb_db_get_stf(c->db), (size_t)in->ndumps);
+    const axb_mesh *mesh = axb_db_get_mesh(c->db); /* the model, as far as the metadata tell it */
+    if (mesh->mu) hd = axb_hash_bytes(hd, mesh->mu, (size_t)mesh->npoints * sizeof *mesh->mu);
+
+    char filter[24] = "none";
+    if (job->filter) {
+        const axb_filter_spec *f = job->filter;
+        const int64_t fi[] = {f->kind, f->order, f->zerophase, f->bilinear};
+        const double fd[] = {f->f1, f->f2, f->period, f->width};
+        uint64_t hf = axb_hash_bytes(AXB_HASH_INIT, fi, sizeof fi);
+        snprintf(filter, sizeof filter, "%016llx", (unsigned long long)axb_hash_doubles(hf, fd, 4));
+    }
+
+    uint64_t hs = AXB_HASH_INIT;
+    const axb_source *lists[2] = {job->subfaults, c->rows.sources};
+    const int64_t counts[2] = {job->subfaults ? job->nsubfaults : 0, c->rows.nsources};
+    for (int l = 0; l < 2; l++)
+        for (int64_t i = 0; i < counts[l]; i++) {
+            const axb_source *src = &lists[l][i];
+            const double sd[] = {src->lat, src->lon, src->depth, src->time_shift, src->dt};
+            hs = axb_hash_doubles(hs, sd, 5);
+            hs = axb_hash_doubles(hs, src->m, 6);
+            if (src->sliprate) hs = axb_hash_doubles(hs, src->sliprate, (size_t)src->nsliprate);
+        }
+    snprintf(buf, size, "options=%016llx database=%016llx filter=%s sources=%016llx", (unsigned long long)ho,
+             (unsigned long long)hd, filter, (unsigned long long)hs);
+}
+
 /* PATH.partial created, or reopened with the rows already on disk in c->done. */
 static axb_status open_output(axb_job_ctx *c, axb_error *err)
 {
     const axb_extract_job *job = c->job;
     const axb_job_rows *t = &c->rows;
+    char words[256];
+    job_words(c, words, sizeof words);
     const axb_output_desc d = {.path = job->output,
                                .format = job->format,
                                .precision = job->precision,
@@ -138,7 +188,8 @@ static axb_status open_output(axb_job_ctx *c, axb_error *err)
                                .row_source = t->row_source,
                                .row_receiver = t->row_receiver,
                                .overwrite = job->overwrite,
-                               .command = job->command};
+                               .command = job->command,
+                               .job = words};
     if (!job->resume) return axb_output_create(c->comm, &d, &c->out, err);
     c->done = malloc((size_t)t->nrows);
     AXB_TRY(axb_agree(c->comm, c->done ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "row flags"), err));

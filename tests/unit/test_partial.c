@@ -74,11 +74,15 @@ static void test_record(check_ctx *T, const char *dir)
     CHECK(T, axb_partial_record_read(&p, "extract", "rows=10 format=bulk", 10, done, &n, &err) == AXB_OK);
     CHECK(T, n == 5 && done[0] && done[1] && done[3] && done[4] && done[9] && !done[2] && !done[5]);
 
-    /* another job's record is refused with both identities in the message */
+    /* another job's record is refused, naming what differs */
     memset(done, 0, sizeof done);
     CHECK(T, axb_partial_record_read(&p, "extract", "rows=10 format=asdf", 10, done, &n, &err) == AXB_ERR_ARG);
-    CHECK_CONTAINS(T, err.msg, "format=bulk");
-    CHECK_CONTAINS(T, err.msg, "format=asdf");
+    CHECK_CONTAINS(T, err.msg, "(format: bulk, now asdf)");
+    CHECK(T,
+          axb_partial_record_read(&p, "extract", "rows=10 format=bulk filter=none", 10, done, &n, &err) == AXB_ERR_ARG);
+    CHECK_CONTAINS(T, err.msg, "(filter: not recorded)");
+    CHECK(T, axb_partial_record_read(&p, "extract", "rows=11 format=asdf", 10, done, &n, &err) == AXB_ERR_ARG);
+    CHECK_CONTAINS(T, err.msg, "(rows: 10, now 11; format: bulk, now asdf)");
     CHECK(T, axb_partial_record_read(&p, "repack", "rows=10 format=bulk", 10, done, &n, &err) == AXB_ERR_ARG);
 
     /* a torn last list (killed mid-write): the intact lists count, the torn one does not */

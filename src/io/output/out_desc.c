@@ -161,8 +161,8 @@ static uint64_t tables_checksum(const axb_output_desc *d)
 void axb_out_identity(const axb_output_desc *d, char *buf, size_t size)
 {
     snprintf(buf, size,
-             "%s %s rows=%" PRId64 " components=%s samples=%" PRId64 " dt=%.17g start=%.17g %s "
-             "tables=%016" PRIx64,
+             "format=%s precision=%s rows=%" PRId64 " components=%s samples=%" PRId64 " dt=%.17g start=%.17g "
+             "kind=%s tables=%016" PRIx64 "%s%s",
              FORMAT_NAMES[d->format], PRECISION_NAMES[d->precision], d->nrows, d->components, d->nsamples, d->dt,
-             d->start_offset, d->kind, tables_checksum(d));
+             d->start_offset, d->kind, tables_checksum(d), d->job ? " " : "", d->job ? d->job : "");
 }
