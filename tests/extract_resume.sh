@@ -61,7 +61,10 @@ args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precisi
 # both write the same file layout and record rows the same way
 kill_at_rows "$TMP/out.h5" $((npairs / 4)) "pairs $TMP/pairs.txt" \
     "$MPIEXEC" -n 2 "$AXB" "${args[@]}" --write-mode collective -o "$TMP/out.h5"
-"$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >/dev/null || fail "--resume failed"
+"$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >"$TMP/summary" || fail "--resume failed"
+# the summary tells the rows of this run from those of the killed one
+grep -q "^wrote $npairs rows ([1-9][0-9]* of them written before the resume)" "$TMP/summary" ||
+    fail "resume summary: $(cat "$TMP/summary")"
 [ -e "$TMP/out.h5" ] && [ ! -e "$TMP/out.h5.partial" ] && [ ! -e "$TMP/out.h5.partial.record" ] || fail "not committed"
 h5diff "$TMP/ref.h5" "$TMP/out.h5" /seismograms /seismograms >/dev/null || fail "resumed file differs from an uninterrupted run"
 # a second resume has nothing to do and says so
@@ -77,6 +80,12 @@ kill_at_rows "$TMP/out.asdf.h5" $((nasdf / 4)) "pairs $TMP/pairs_asdf.txt" \
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5" --resume >/dev/null || fail "ASDF --resume failed"
 [ -e "$TMP/out.asdf.h5" ] && [ ! -e "$TMP/out.asdf.h5.partial" ] || fail "ASDF not committed"
 h5diff "$TMP/ref.asdf.h5" "$TMP/out.asdf.h5" /Waveforms /Waveforms >/dev/null || fail "resumed ASDF file differs from an uninterrupted run"
+# killed before its first record (here: a leftover with no record, even a damaged one): --resume
+# starts again from nothing and gives the uninterrupted run's file
+head -c 100000 "$TMP/ref.h5" > "$TMP/early.h5.partial"
+"$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/early.h5" --resume >/dev/null 2>"$TMP/err" ||
+    fail "--resume of a leftover without a record refused: $(cat "$TMP/err")"
+h5diff "$TMP/ref.h5" "$TMP/early.h5" /seismograms /seismograms >/dev/null || fail "restarted file differs"
 # a resume against another job's unfinished file is refused, not half overwritten
 kill_at_rows "$TMP/x.asdf.h5" 1 "pairs $TMP/pairs_asdf.txt" \
     "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/x.asdf.h5"
@@ -98,4 +107,4 @@ if "$MPIEXEC" -n 2 "$AXB" "${a2[@]}" -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"
     fail "resume with another database accepted"
 fi
 grep -q "(database: [0-9a-f]*, now [0-9a-f]*)" "$TMP/err" || fail "unexpected message for another database: $(cat "$TMP/err")"
-echo "8 passed, 0 failed"
+echo "9 passed, 0 failed"

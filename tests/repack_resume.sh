@@ -58,4 +58,11 @@ else
     echo "FAIL ($kill_mode): resume or verify failed"; echo "$passed passed, 1 failed"; exit 1
 fi
 done
+# killed before anything was recorded (a leftover without a record): --resume starts again
+rm -rf "$DST" && mkdir -p "$DST" && head -c 100000 "$SRC/PZ/Data/ordered_output.nc4" > "$DST/merged_output.nc4.partial"
+if "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" --resume --verify -q && [ -e "$DST/merged_output.nc4" ]; then
+    passed=$((passed + 1))
+else
+    echo "FAIL: --resume of a leftover without a record"; echo "$passed passed, 1 failed"; exit 1
+fi
 echo "$passed passed, 0 failed"

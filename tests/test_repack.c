@@ -219,7 +219,8 @@ int main(int argc, char **argv)
     snprintf(src, sizeof src, "%s/axisem-prem-100s/100s_db_fwd", DATA);
     CHECK(&T, repack(src, dst, -1, false, true, &err) != AXB_OK);
     CHECK_CONTAINS(&T, err.msg, "cannot resume");
-    /* a record of another job (another element count) is refused, not trusted */
+    /* a record of another job (another element count) that lists finished work is refused, not
+     * trusted (one that lists nothing starts again: repack_resume) */
     snprintf(dst, sizeof dst, "%s/other", dir);
     if (T.rank == 0) {
         char final[1100];
@@ -229,7 +230,8 @@ int main(int argc, char **argv)
         CHECK(&T,
               mkdir(dst, 0755) == 0 && !axb_partial_names(final, &names, &err) &&
                   (f = fopen(names.partial, "wb")) != NULL &&
-                  !axb_partial_record_start(&names, "repack", "elements=1 storage=-1", &err));
+                  !axb_partial_record_start(&names, "repack", "elements=1 storage=contiguous", &err) &&
+                  !axb_partial_record_add(&names, 1, (const int64_t[]){0}, &err));
         if (f) fclose(f);
     }
     MPI_Barrier(MPI_COMM_WORLD);

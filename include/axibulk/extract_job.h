@@ -90,7 +90,8 @@ typedef struct axb_extract_job {
 } axb_extract_job;
 
 typedef struct axb_extract_job_result {
-    int64_t rows;
+    int64_t rows;         /**< rows in the output */
+    int64_t rows_resumed; /**< of those, rows an earlier run had written (--resume) */
     int ncomp;
     char components[8];
     int64_t npts;

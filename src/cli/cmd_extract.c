@@ -331,15 +331,17 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     axb_extract_job_result res;
     if (!st) st = axb_extract_job_run(env->comm, &job, env->errout, &res, err);
     if (!st && env->rank == 0) {
-        char cached[64] = "";
+        char cached[64] = "", resumed[64] = "";
+        if (res.rows_resumed > 0)
+            snprintf(resumed, sizeof resumed, " (%lld of them written before the resume)", (long long)res.rows_resumed);
         if (res.cache_hits > 0)
             snprintf(cached, sizeof cached, ", %lld from the element cache", (long long)res.cache_hits);
         fprintf(env->out,
-                "wrote %lld rows x %d components (%s) x %lld samples at %g s to %s in %.2f s "
+                "wrote %lld rows%s x %d components (%s) x %lld samples at %g s to %s in %.2f s "
                 "(%.1f rows/s, %lld element reads in %lld read calls, %.1f MB%s)\n",
-                (long long)res.rows, res.ncomp, res.components, (long long)res.npts, res.dt, a.output, res.seconds,
-                (double)res.rows / (res.seconds > 0 ? res.seconds : 1), (long long)res.elements_read,
-                (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
+                (long long)res.rows, resumed, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
+                res.seconds, (double)(res.rows - res.rows_resumed) / (res.seconds > 0 ? res.seconds : 1),
+                (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
         if (res.io.chunks_decoded > 0) /* where a deflated database's time goes */
             fprintf(env->out,
                     "decoded %lld chunks (%.1f MB stored) with %d threads per rank; thread-seconds: read %.2f, "

@@ -77,6 +77,22 @@ axb_status axb_partial_prepare(const axb_partial *p, axb_partial_mode mode, axb_
     return AXB_OK;
 }
 
+bool axb_partial_nothing_recorded(const axb_partial *p)
+{
+    if (exists(p->final) || !exists(p->partial)) return false;
+    FILE *f = fopen(p->record, "rb");
+    if (!f) return errno == ENOENT;
+    int c;
+    while ((c = fgetc(f)) != EOF && c != '\n') {
+    }
+    int64_t head[2];
+    /* a list is its head and at least one unit */
+    const bool listed = c == '\n' && fread(head, sizeof head, 1, f) == 1 && head[0] == RECORD_MAGIC && head[1] > 0 &&
+        fread(head, sizeof head[0], 1, f) == 1;
+    fclose(f);
+    return !listed;
+}
+
 static axb_status finish_file(FILE *f, const char *path, bool ok, axb_error *err)
 {
     ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;

@@ -35,6 +35,11 @@ AXB_NODISCARD axb_status axb_partial_names(const char *final, axb_partial *p, ax
  * .partial file or folder and its record). Messages name the file and the option that helps. */
 AXB_NODISCARD axb_status axb_partial_prepare(const axb_partial *p, axb_partial_mode mode, axb_error *err);
 
+/* True for a run to resume that recorded nothing finished: NAME does not exist, NAME.partial
+ * does, and the record is missing or holds no complete list of units (killed before its first record). Nothing in
+ * NAME.partial can then be trusted, so the run starts again from nothing instead of refusing. */
+bool axb_partial_nothing_recorded(const axb_partial *p);
+
 /* Starts the record: a header line "axibulk-record 2 <kind> <identity>" (identity: whatever
  * determines the output, e.g. unit count and storage; no newline). Replaces an old record. */
 AXB_NODISCARD axb_status axb_partial_record_start(const axb_partial *p, const char *kind, const char *identity,

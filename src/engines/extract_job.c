@@ -232,6 +232,8 @@ static axb_status job_result(const axb_job_ctx *c, double t0, axb_extract_job_re
     res->bytes_read = res->io.bytes_read;
     res->threads = axb_db_get_threads(c->db);
     res->rows = c->rows.nrows;
+    res->rows_resumed = 0;
+    for (int64_t r = 0; c->done && r < c->rows.nrows; r++) res->rows_resumed += c->done[r] != 0;
     res->ncomp = axb_extract_ncomp(c->plan);
     snprintf(res->components, sizeof res->components, "%s", axb_extract_components(c->plan));
     res->npts = axb_extract_npts(c->plan);

@@ -93,21 +93,31 @@ static axb_status prepare_output(repack_job *j, axb_error *err)
     const axb_repack_opts *o = j->o;
     char final[AXB_PATH_MAX + 32];
     snprintf(final, sizeof final, "%s/" AXB_NC_FILE_MERGED, o->dst);
-    snprintf(j->identity, sizeof j->identity, "elements=%lld storage=%d", (long long)j->nelem, o->deflate);
+    if (o->deflate < 0)
+        snprintf(j->identity, sizeof j->identity, "elements=%lld storage=contiguous", (long long)j->nelem);
+    else
+        snprintf(j->identity, sizeof j->identity, "elements=%lld storage=deflate-%d", (long long)j->nelem, o->deflate);
     axb_status st = axb_partial_names(final, &j->names, err);
+    int resume = o->resume;
     if (!st && j->rank == 0) {
-        const axb_partial_mode mode = o->resume ? AXB_PARTIAL_RESUME : o->force ? AXB_PARTIAL_FORCE : AXB_PARTIAL_NEW;
+        /* killed before anything was recorded: nothing to trust, so the run starts again */
+        if (resume && axb_partial_nothing_recorded(&j->names)) resume = 0;
+        const axb_partial_mode mode = resume ? AXB_PARTIAL_RESUME
+            : o->force || o->resume          ? AXB_PARTIAL_FORCE
+                                             : AXB_PARTIAL_NEW;
         st = axb_partial_prepare(&j->names, mode, err);
-        if (!st) st = o->resume ? AXB_OK : prepare_new(j, err);
+        if (!st) st = resume ? AXB_OK : prepare_new(j, err);
     }
     AXB_TRY(axb_agree(j->comm, st, err));
+    AXB_MPI_AGREE(j->comm, err, MPI_Bcast(&resume, 1, MPI_INT, 0, j->comm), "resume decision");
+    j->resume = resume != 0;
     const axb_mesh *mesh = axb_db_get_mesh(j->db);
     j->order = malloc((size_t)j->nelem * sizeof *j->order);
     j->done = calloc((size_t)j->nelem, 1);
     st = j->order && j->done ? axb_hilbert_order(j->nelem, mesh->mp_s, mesh->mp_z, j->order, err)
                              : axb_error_set(err, AXB_ERR_NOMEM, "element order");
     AXB_TRY(axb_agree(j->comm, st, err));
-    if (!o->resume) return AXB_OK;
+    if (!j->resume) return AXB_OK;
     AXB_TRY(axb_agree(j->comm, j->rank == 0 ? read_record(j, err) : AXB_OK, err));
     for (int64_t off = 0; off < j->nelem; off += 1 << 30) {
         const int cnt = (int)(j->nelem - off < (1 << 30) ? j->nelem - off : (1 << 30));
@@ -148,12 +158,12 @@ static axb_status define_output(repack_job *j, axb_merged_def *def, axb_error *e
                             .deflate = o->deflate,
                             .direct = o->write_mode != AXB_REPACK_WRITE_COLLECTIVE,
                             .threads = axb_db_get_threads(j->db),
-                            .resume = o->resume,
+                            .resume = j->resume,
                             .inflight_bytes = o->memory_bytes / 2,
                             .max_put_bytes = REPACK_SLAB_MAX};
     AXB_TRY(axb_agree(j->comm, axb_merged_writer_create(j->comm, j->names.partial, def, &j->w, err), err));
     AXB_TRY(axb_db_writer_define(j->w, err));
-    if (!o->resume) AXB_TRY(axb_agree(j->comm, j->rank == 0 ? write_metadata(j, err) : AXB_OK, err));
+    if (!j->resume) AXB_TRY(axb_agree(j->comm, j->rank == 0 ? write_metadata(j, err) : AXB_OK, err));
     return axb_db_writer_begin(j->w, err);
 }
 

@@ -10,7 +10,7 @@
 #include "core/partial.h"
 #include "io/db/db_writer.h"
 
-/* the record's kind; its identity ("elements=N storage=D") refuses a resume of another job */
+/* the record's kind; its identity ("elements=N storage=contiguous|deflate-L") refuses a resume of another job */
 #define REPACK_RECORD_KIND "repack"
 
 typedef struct repack_slab {
@@ -28,6 +28,7 @@ typedef struct repack_job {
     axb_partial names;
     char identity[64];
     int64_t *order; /* output element k is source element order[k] */
+    bool resume;    /* --resume of a run that recorded something (else it starts again) */
     uint8_t *done;  /* resume: elements already in the file (all ranks') */
     axb_db_writer *w;
     repack_slab *slabs;        /* this rank's, in output order */

@@ -268,6 +268,20 @@ axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *d
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
     if (!out) return axb_error_set(err, AXB_ERR_ARG, "no place for the output handle");
+    /* killed before its first record: nothing in PATH.partial can be trusted, so the run starts
+     * again from nothing (replacing the leftover) */
+    int rank = 0, fresh = 0;
+    AXB_MPI_TRY(err, MPI_Comm_rank(comm, &rank), "rank");
+    axb_partial names;
+    if (rank == 0 && d && d->path && axb_partial_names(d->path, &names, NULL) == AXB_OK)
+        fresh = axb_partial_nothing_recorded(&names);
+    AXB_MPI_AGREE(comm, err, MPI_Bcast(&fresh, 1, MPI_INT, 0, comm), "resume decision");
+    if (fresh) {
+        axb_output_desc again = *d;
+        again.overwrite = true;
+        memset(done, 0, (size_t)d->nrows);
+        return axb_output_create(comm, &again, out, err);
+    }
     axb_output *o = NULL;
     AXB_TRY(start_output(comm, d, true, &o, err));
     axb_status st = read_record(o, done, err);
