@@ -306,6 +306,20 @@ static void test_cmtsolution(tctx *x)
         {7, "depth:          -3.0", AXB_ERR_RANGE, ":7: depth: -3 is negative (depths are below the surface)"},
         {1, " PDE 2011 13 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
          ":1: hypocentre time: date 2011-13-23 does not exist"},
+        /* issue #19: years int64 ns cannot hold used to wrap (1000 -> 2169, 3000 -> 1830) */
+        {1, " PDE 1000  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
+         ":1: hypocentre time: year 1000 is outside 1678..2261, the years axibulk's times (int64 "
+         "nanoseconds) hold"},
+        {1, " PDE 3000  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
+         ":1: hypocentre time: year 3000 is outside 1678..2261, the years axibulk's times (int64 "
+         "nanoseconds) hold"},
+        /* and a time shift of 9e9 s overflowed int64 (signed overflow under UBSan) */
+        {3, "time shift:      9e9", AXB_ERR_RANGE,
+         ":3: time shift: an offset of 9e+09 s takes the time outside the years 1678..2261 that axibulk's "
+         "times hold"},
+        {3, "time shift:      -9.5e9", AXB_ERR_RANGE,
+         ":3: time shift: an offset of -9.5e+09 s takes the time outside the years 1678..2261 that axibulk's "
+         "times hold"},
         {1, " PDE 2011  8 23 17 51  4.6x  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_FORMAT,
          ":1: field 7 (second): '4.6x' is not a number"},
         {1, " PDE 2011  8 23", AXB_ERR_FORMAT,
