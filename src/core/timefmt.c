@@ -143,11 +143,13 @@ axb_status axb_time_parse(const char *s, axb_time_ns *t, axb_error *err)
     if (ok && *p == 'Z')
         p++;
     else if (ok && (*p == '+' || *p == '-')) {
-        int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
+        int sign = *p++ == '-' ? -1 : 1, oh = 0, om = 0;
         ok = digits(&p, 2, &oh);
         if (ok && *p == ':') p++;
         if (ok && isdigit((unsigned char)*p)) ok = digits(&p, 2, &om);
-        offset_s = sign * (oh * 3600 + om * 60);
+        /* real offsets lie within ±14 h; a failed field leaves oh/om unread */
+        ok = ok && oh <= 23 && om <= 59;
+        if (ok) offset_s = sign * (oh * 3600 + om * 60);
     }
     AXB_CHECK(err, ok && *p == '\0', AXB_ERR_FORMAT, "'%.60s' is not an ISO 8601 time", s);
     AXB_TRY(axb_time_from_fields(y, mo, d, h, mi, (double)sec, t, err));

@@ -21,13 +21,11 @@ int main(void)
           axb_time_parse("2000-02-29T12:00:00+02:00", &t, &err) == AXB_OK && t == INT64_C(951818400) * AXB_NS_PER_S);
     CHECK(&T, axb_time_parse("1969-12-31T23:59:59.5Z", &t, &err) == AXB_OK && t == -AXB_NS_PER_S / 2);
     CHECK(&T, axb_time_parse("2016-07-01", &t, &err) == AXB_OK && t == INT64_C(1467331200) * AXB_NS_PER_S);
-    const char *bad[] = {"2015-02-29T00:00:00",
-                         "2015-13-01",
-                         "2015-01-01T24:00:00",
-                         "yesterday",
-                         "2015-01-01T00:00:00.",
-                         "2015-01-01T00:00:00Zjunk",
-                         ""};
+    const char *bad[] = {"2015-02-29T00:00:00", "2015-13-01", "2015-01-01T24:00:00", "yesterday",
+                         "2015-01-01T00:00:00.", "2015-01-01T00:00:00Zjunk",
+                         /* found by fuzz_time: a broken offset was used unread (UB) */
+                         "2011-08-23 17:51:04.123456789+8-230", "2011-08-23T17:51:04+99:00",
+                         "2011-08-23T17:51:04+05:60", ""};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         CHECK_MSG(&T, axb_time_parse(bad[k], &t, &err) != AXB_OK, "accepted '%s'", bad[k]);
     char buf[40];
