@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/pairs.txt", dir);
     write_text(T.rank, path,
                "# standard geometry first\n"
-               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  TA.Q56A\n"
+               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  - TA.Q56A\n"
                "mt 10 20 30000 1e18 -1e18 0 0 0 0  40 50\n"
                "mt -30 100 100000 1e17 2e17 -3e17 4e16 5e16 6e16  -35 -70 0 XX.A\n"
                "mt 0 0 0 1e18 1e18 1e18 0 0 0  0 90\n"

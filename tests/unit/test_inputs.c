@@ -96,10 +96,19 @@ static void test_pairs(tctx *x)
                         "force -30 170 0 1.23e10 2.55e10 1.73e10 -10 -20 150.5 IU.ANMO\n"
                         "   \n"
                         "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17 "
-                        "42.639 74.494 0 TA.Q56A\r\n");
+                        "42.639 74.494 0 TA.Q56A\r\n"
+                        "mt 1 2 3 1 0 0 0 0 0 4 5 - IU.COLA\n"
+                        "force 1 2 3 1 0 0 4 5 7.5 -\n");
     CHECK(t, axb_read_pairs(p, &l, &err) == AXB_OK);
-    CHECK(t, l.n == 3);
-    if (l.n == 3) {
+    CHECK(t, l.n == 5);
+    if (l.n == 5) {
+        /* '-' in the receiver tail: depth or code not given */
+        CHECK(t, isnan(l.pair[3].rec.depth) && l.pair[3].rec.lat == 4 && l.pair[3].rec.lon == 5);
+        CHECK_STR(t, l.pair[3].rec.network, "IU");
+        CHECK_STR(t, l.pair[3].rec.station, "COLA");
+        CHECK(t, l.pair[4].rec.depth == 7.5 && l.pair[4].rec.lat == 4 && l.pair[4].rec.lon == 5);
+        CHECK_STR(t, l.pair[4].rec.network, "XX");
+        CHECK_STR(t, l.pair[4].rec.station, "R000007");
         const axb_pair *a = &l.pair[0], *b = &l.pair[1], *c = &l.pair[2];
         /* geocentric as written: no conversion */
         CHECK(t, a->src.type == AXB_SRC_MOMENT && a->src.lat == 10.5 && a->src.lon == 20.25 && a->src.depth == 12000.0);
@@ -155,23 +164,34 @@ static void test_pairs(tctx *x)
         {"mt 0 0 1000 1 2 3 4 5 nan 10 20", AXB_ERR_FORMAT, ":3: field 10 (MTP): 'nan' is not a number"},
         {"force 0 0 1000 1 2 inf 10 20", AXB_ERR_FORMAT, ":3: field 7 (FP): 'inf' is not a number"},
         {"mt 0 0 1000 1 2 3 4 5 6 10 1e999", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '1e999' is not a number"},
-        {"mt 0 0 1000 1 2 3 4 5 6 10", AXB_ERR_FORMAT, ":3: 'mt' line needs 12 to 14 fields, found 11"},
-        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT, ":3: 'force' line needs 9 to 11 fields, found 12"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 11"},
+        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT,
+         ":3: 'force' row needs 9 fields, or 11 with REC_DEPTH_M NET.STA ('-' for either not given), found 12"},
+        /* issue #19: a row missing one moment used to read MTP as REC_LAT, REC_LAT as REC_LON and
+         * REC_LON as the depth - a wrong receiver, exit 0. Every shorter tail is refused now. */
+        {"mt 0 0 1000 1 2 3 4 5 10 20 0 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 13"},
+        {"force 0 0 1000 1 2 10 20 0 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'force' row needs 9 fields, or 11 with REC_DEPTH_M NET.STA ('-' for either not given), found 10"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 20 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 13"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 20 1 2 3 4 5 6 7 8 9", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 21"},
         {"mt 95 0 1000 1 2 3 4 5 6 10 20", AXB_ERR_RANGE, ":3: field 2 (SRC_LAT): 95 is outside -90..90"},
         {"mt 0 0 1000 1 2 3 4 5 6 10 -181", AXB_ERR_RANGE, ":3: field 12 (REC_LON): -181 is outside -180..180"},
         {"mt 0 0 -5 1 2 3 4 5 6 10 20", AXB_ERR_RANGE,
          ":3: field 4 (DEPTH_M): -5 is negative (depths are below the surface)"},
-        {"mt 0 0 5 1 2 3 4 5 6 10 20 -1", AXB_ERR_RANGE,
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 -1 -", AXB_ERR_RANGE,
          ":3: field 13 (REC_DEPTH_M): -1 is negative (depths are below the surface)"},
         {"moment 0 0 5 1 2 3 4 5 6 10 20", AXB_ERR_FORMAT,
          ":3: field 1: unknown line kind 'moment' (expected 'mt' or 'force')"},
-        {"mt 0 0 5 1 2 3 4 5 6 10 20 ANMO", AXB_ERR_FORMAT,
-         ":3: field 13 (REC_DEPTH_M or NET.STA): 'ANMO' is neither a number nor a NET.STA code"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - ANMO", AXB_ERR_FORMAT, ":3: field 14 (NET.STA): 'ANMO' is not a NET.STA code"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 12 TOOLONGNET.STA", AXB_ERR_RANGE,
          ":3: field 14 (NET.STA): 'TOOLONGNET.STA': network codes may have at most 7 and station "
          "codes 7 characters"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 IU.ANMO 12", AXB_ERR_FORMAT,
-         ":3: field 14: unexpected '12' after the receiver code"},
+         ":3: field 13 (REC_DEPTH_M): 'IU.ANMO' is not a number"},
         /* a file cut in the middle of the last number */
         {"mt 0 0 5 1 2 3 4 5 6 10 2e", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '2e' is not a number"},
     };
