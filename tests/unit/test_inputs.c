@@ -192,6 +192,10 @@ static void test_pairs(tctx *x)
          "codes 7 characters"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 IU.ANMO 12", AXB_ERR_FORMAT,
          ":3: field 13 (REC_DEPTH_M): 'IU.ANMO' is not a number"},
+        /* issue #19: moments of 1e300 gave inf samples, exit 0 */
+        {"mt 0 0 5 1 2 3 4 5 1e300 10 20", AXB_ERR_RANGE,
+         ":3: field 10 (MTP): 1e+300 N·m exceeds 1e+30 N·m (non-physical)"},
+        {"force 0 0 5 1 -2e30 3 10 20", AXB_ERR_RANGE, ":3: field 6 (FT): -2e+30 N exceeds 1e+30 N (non-physical)"},
         /* a file cut in the middle of the last number */
         {"mt 0 0 5 1 2 3 4 5 6 10 2e", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '2e' is not a number"},
     };
@@ -340,6 +344,9 @@ static void test_cmtsolution(tctx *x)
         {3, "time shift:      -9.5e9", AXB_ERR_RANGE,
          ":3: time shift: an offset of -9.5e+09 s takes the time outside the years 1678..2261 that axibulk's "
          "times hold"},
+        /* issue #19: 1e300 dyne·cm gave inf samples, exit 0 */
+        {8, "Mrr:       1e300", AXB_ERR_RANGE, ":8: Mrr: 1e+300 dyne·cm exceeds 1e+30 N·m (non-physical)"},
+        {13, "Mtp:      -1.1e37", AXB_ERR_RANGE, ":13: Mtp: -1.1e+37 dyne·cm exceeds 1e+30 N·m (non-physical)"},
         {1, " PDE 2011  8 23 17 51  4.6x  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_FORMAT,
          ":1: field 7 (second): '4.6x' is not a number"},
         {1, " PDE 2011  8 23", AXB_ERR_FORMAT,
@@ -506,6 +513,15 @@ static void test_quakeml(tctx *x)
         {"<event><origin><time><value>2000-01-01</value></time><latitude><value>5</value>"
          "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("inf") "</event>",
          AXB_ERR_FORMAT, ":4: <Mrr>: 'inf' is not a number"},
+        /* issue #19 */
+        {"<event><origin><time><value>2000-01-01</value></time><latitude><value>5</value>"
+         "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("1e300") "</event>",
+         AXB_ERR_RANGE,
+         ":4: <tensor> Mrr = 1e+300 N·m exceeds 1e+30 N·m (Mw 13.9; the largest earthquakes reach 3e23 N·m)"},
+        {"<event><origin><time><value>1500-01-01</value></time><latitude><value>5</value>"
+         "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("1") "</event>",
+         AXB_ERR_RANGE,
+         ":4: <time>: year 1500 is outside 1678..2261, the years axibulk's times (int64 nanoseconds) hold"},
         {"", AXB_ERR_FORMAT, ": no <event> in <eventParameters>"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -833,6 +849,12 @@ static void test_srf_small(tctx *x)
         {NULL, "0.0 10.0 2.5 0.0 0 0.0 0", NULL, "", AXB_ERR_FORMAT, ":4: field 3 (NT1): '2.5' is not a sample count"},
         {NULL, "0.0 -10.0 4 0.0 0 0.0 0", NULL, "", AXB_ERR_RANGE, ":4: point 1: negative slip -10 cm"},
         {NULL, NULL, "0 0 0 0", "", AXB_ERR_RANGE, ":4: point 1: sliprate integrates to 0 and cannot be normalised"},
+        /* issue #19: a negative TINIT was taken (the .param reader refuses a negative t_rup) */
+        {"0.0 0.0 10.0 90.0 90.0 1.0e10 -0.5 0.5", NULL, NULL, "", AXB_ERR_RANGE,
+         ":3: field 7 (TINIT): negative rupture time -0.5 is not supported"},
+        /* and moments beyond 1e30 N·m: 1e296 m² · 32 GPa · 0.1 m */
+        {"0.0 0.0 10.0 90.0 90.0 1.0e300 0.0 0.5", NULL, NULL, "", AXB_ERR_RANGE,
+         ":4: point 1: moment 3.2e+305 N·m (AREA · 32 GPa · SLIP) exceeds 1e+30 N·m"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         srf_text(text, sizeof text, bad[i].l3 ? bad[i].l3 : L3, bad[i].l4 ? bad[i].l4 : L4, bad[i].l5 ? bad[i].l5 : L5,
@@ -1010,6 +1032,12 @@ static void test_usgs_small(tctx *x)
         {PARAM_HEAD PARAM_SEG(1) PARAM_PT PARAM_SEG(2) PARAM_PT, 10000, AXB_ERR_FORMAT,
          ":5: more fault segments than the 1 declared in the first line"},
         {PARAM_HEAD PARAM_SEG(1), 10000, AXB_ERR_FORMAT, ": no point sources found in the file"},
+        /* issue #19: non-physical moments, one point or the sum of many */
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 1e300\n", 10000, AXB_ERR_RANGE,
+         ":4: field 11 (mo): moment 1e+300 dyne·cm exceeds 1e+30 N·m"},
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 6e36\n"
+                                 "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 6e36\n",
+         10000, AXB_ERR_RANGE, ": the total moment of the 2 point sources, 1.2e+30 N·m, exceeds 1e+30 N·m"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = put(x, "bad.param", bad[i].text);

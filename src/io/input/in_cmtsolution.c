@@ -129,6 +129,9 @@ static axb_status read_event(axb_in_text *t, axb_source *s, axb_error *err)
         if (i == V_LAT) AXB_TRY(check(t, axb_in_check_lat(v[i], "latitude", err), err));
         if (i == V_LON) AXB_TRY(check(t, axb_in_check_lon(v[i], "longitude", err), err));
         if (i == V_DEPTH) AXB_TRY(check(t, axb_in_check_depth(v[i], "depth", err), err));
+        if (i >= V_MRR && !(fabs(v[i]) / 1e7 <= AXB_MAX_MOMENT))
+            return axb_in_err_line(t, AXB_ERR_RANGE, err, "%s: %g dyne·cm exceeds %g N·m (non-physical)", LABELS[i],
+                                   v[i], AXB_MAX_MOMENT);
     }
     s->lat = axb_geocentric_latitude(v[V_LAT]);
     s->lon = v[V_LON];

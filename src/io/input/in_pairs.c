@@ -105,6 +105,10 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
         else
             s->f[c] = v[4 + c];
     }
+    for (int c = 0; c < ncomp; c++)
+        if (fabs(v[4 + c]) > AXB_MAX_MOMENT)
+            return axb_in_err_line(t, AXB_ERR_RANGE, err, "field %d (%s): %g %s exceeds %g %s (non-physical)", 5 + c,
+                                   names[4 + c], v[4 + c], mt ? "N·m" : "N", AXB_MAX_MOMENT, mt ? "N·m" : "N");
     const int irl = 4 + ncomp; /* index of REC_LAT */
     AXB_TRY(check_coord(t, irl + 1, names[irl], v[irl], true, err));
     AXB_TRY(check_coord(t, irl + 2, names[irl + 1], v[irl + 1], false, err));
