@@ -186,7 +186,8 @@ static void test_pairs(tctx *x)
          ":3: field 13 (REC_DEPTH_M): -1 is negative (depths are below the surface)"},
         {"moment 0 0 5 1 2 3 4 5 6 10 20", AXB_ERR_FORMAT,
          ":3: field 1: unknown line kind 'moment' (expected 'mt' or 'force')"},
-        {"mt 0 0 5 1 2 3 4 5 6 10 20 - ANMO", AXB_ERR_FORMAT, ":3: field 14 (NET.STA): 'ANMO' is not a NET.STA code"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - ANMO", AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): 'ANMO' is not a NET.STA code (one '.', printable ASCII)"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 12 TOOLONGNET.STA", AXB_ERR_RANGE,
          ":3: field 14 (NET.STA): 'TOOLONGNET.STA': network codes may have at most 7 and station "
          "codes 7 characters"},
@@ -196,6 +197,25 @@ static void test_pairs(tctx *x)
         {"mt 0 0 5 1 2 3 4 5 1e300 10 20", AXB_ERR_RANGE,
          ":3: field 10 (MTP): 1e+300 N·m exceeds 1e+30 N·m (non-physical)"},
         {"force 0 0 5 1 -2e30 3 10 20", AXB_ERR_RANGE, ":3: field 6 (FT): -2e+30 N exceeds 1e+30 N (non-physical)"},
+        /* issue #19: binary garbage was echoed raw (terminal escapes, invalid UTF-8); now every
+         * byte that is not printable is \xNN, and a quoted token is cut */
+        {"mt 0 0 5 \x01\xff\x1b[31m\x7f 2 3 4 5 6 10 20", AXB_ERR_FORMAT,
+         ":3: field 5 (MRR): '\\x01\\xFF\\x1B[31m\\x7F' is not a number"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - A.\xc3\xa9\xc3", AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): 'A.\xc3\xa9\\xC3' is not a NET.STA code (one '.', printable ASCII)"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - "
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80",
+         AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): '"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "' is not a NET.STA code (one '.', printable ASCII)"},
         /* a file cut in the middle of the last number */
         {"mt 0 0 5 1 2 3 4 5 6 10 2e", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '2e' is not a number"},
     };

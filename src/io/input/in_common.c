@@ -83,6 +83,10 @@ axb_status axb_in_copy_code(char *dst, size_t size, const char *src, const char 
 {
     size_t n = strlen(src);
     AXB_CHECK(err, n < size, AXB_ERR_RANGE, "%s '%.40s' is longer than %zu characters", what, src, size - 1);
+    /* codes name datasets and traces in the outputs: printable ASCII only */
+    for (size_t i = 0; i < n; i++)
+        AXB_CHECK(err, src[i] > 0x20 && src[i] < 0x7F, AXB_ERR_FORMAT,
+                  "%s '%.40s' holds a byte that is not printable ASCII", what, src);
     memcpy(dst, src, n + 1);
     return AXB_OK;
 }

@@ -27,8 +27,12 @@ static axb_status parse_code(const axb_in_text *t, int field, const char *tok, a
     const char *dot = strchr(tok, '.');
     size_t nnet = dot ? (size_t)(dot - tok) : 0;
     size_t nsta = dot ? strlen(dot + 1) : 0;
-    if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (NET.STA): '%.80s' is not a NET.STA code", field, tok);
+    bool ascii = true; /* codes name datasets and traces in the outputs */
+    for (const char *c = tok; *c; c++) ascii = ascii && *c > 0x20 && *c < 0x7F;
+    if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0 || !ascii)
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                               "field %d (NET.STA): '%.80s' is not a NET.STA code (one '.', printable ASCII)", field,
+                               tok);
     if (nnet >= sizeof rec->network || nsta >= sizeof rec->station)
         return axb_in_err_line(t, AXB_ERR_RANGE, err,
                                "field %d (NET.STA): '%.80s': network codes may have at most %zu and "

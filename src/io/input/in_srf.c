@@ -88,7 +88,7 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
         double nt = v[ins];
         /* Instaseis reads the counts as floats and truncates; a fraction is a damaged file here. */
         if (nt < 0 || nt != floor(nt) || nt > 1e12)
-            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%s' is not a sample count", ins + 1,
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.60s' is not a sample count", ins + 1,
                                    S_NAMES[ins], tok[ins]);
         p->nt[c] = (int64_t)nt;
         p->slip[c] = v[ins - 1];
