@@ -26,8 +26,9 @@ static inline const char *axb_fuzz_write(const uint8_t *data, size_t size, const
     return path;
 }
 
-/* Files a job or list may name that never end (/dev/zero, /dev/stdin, /proc/...): the readers
- * read what they are given, so inputs naming them are skipped rather than hanging the run. */
+/* Files a job or list may name that wait or never end (/dev/stdin, /dev/urandom, /proc/...): the
+ * readers refuse NUL bytes and lines over 1 MiB, but a terminal or pipe blocks them as it would
+ * any program, so inputs naming such files are skipped rather than hanging the run. */
 static inline int axb_fuzz_names_special_file(const uint8_t *data, size_t size)
 {
     static const char *const bad[] = {"/dev", "/proc", "/sys", "fd/"};

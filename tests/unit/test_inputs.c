@@ -236,6 +236,19 @@ static void test_pairs(tctx *x)
     p = put_n(x, "binary.txt", "mt 0\0 0 1\n", 10);
     expect_msg(x, axb_read_pairs(p, &l, &err), &err, AXB_ERR_FORMAT, p,
                ":1: NUL byte in the line: a binary file, not text");
+    /* issue #19 (fuzzing): an endless stream was read into one line until memory ran out */
+    {
+        const size_t n = (1 << 20) + 10;
+        char *big = malloc(n);
+        memset(big, 'a', n);
+        p = put_n(x, "long.txt", big, n);
+        free(big);
+        expect_msg(x, axb_read_pairs(p, &l, &err), &err, AXB_ERR_FORMAT, p,
+                   ":1: line longer than 1048576 bytes: a binary file or stream, not text");
+        axb_source_list sl;
+        expect_msg(x, axb_read_cmtsolution("/dev/zero", &sl, &err), &err, AXB_ERR_FORMAT, "/dev/zero",
+                   ":1: NUL byte in the line: a binary file, not text");
+    }
     char missing[1100];
     snprintf(missing, sizeof missing, "%s/does-not-exist.txt", x->dir);
     expect_msg(x, axb_read_pairs(missing, &l, &err), &err, AXB_ERR_IO, missing,

@@ -28,7 +28,8 @@ axb_status axb_in_text_open(axb_in_text *t, const char *path, axb_error *err);
 void axb_in_text_close(axb_in_text *t);
 
 /* Reads the next line into t->line (trailing "\r\n" removed). *eof is set at the end of the file.
- * A line holding a NUL byte is an AXB_ERR_FORMAT (a binary file, not text). */
+ * A line holding a NUL byte or longer than 1 MiB is an AXB_ERR_FORMAT (a binary file or endless
+ * stream such as /dev/zero, not text), found before more of it is read. */
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err);
 
 /* True if the line is empty or only white space. */
