@@ -37,7 +37,7 @@ export TMPDIR=$work
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 cd "$work"
 "$bin" -timeout=10 -rss_limit_mb=1024 -max_len=65536 -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
-  "$@" "$work/corpus" 2>&1 | tail -n 25 || {
+  "$@" "$work/corpus" 2>&1 | grep -v -E '^(#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD)|"|###### )' | tail -n 60 || {
   echo "fuzz_$target: FAILED; the input that triggered it:"
   for f in "$work"/artifacts/*; do [ -e "$f" ] && { echo "$f"; od -c "$f" | head -20; cp "$f" "${FUZZ_KEEP:-/tmp}/" || true; }; done
   exit 1
