@@ -565,6 +565,33 @@ static void test_quakeml(tctx *x)
         expect_msg(x, axb_read_quakeml(p, &l, &err), &err, bad[i].code, p, bad[i].msg);
         CHECK(t, l.n == 0 && l.src == NULL);
     }
+    /* Issue #19 (found by fuzz_quakeml): with an encoding its bytes do not fit, libxml2 printed
+     * "encoding error : input conversion failed ..." lines on stderr besides axibulk's message.
+     * Nothing may reach stderr; the one message names the file. */
+    {
+        p = put(x, "sjis.xml",
+                "<?xml version=\"1.0\" encoding=\"SHIFT_JIS\"?>\n<quakeml>\x8a\x9d\x93\x96\x9c\xff\xfe</quakeml>\n");
+        char cap[1100];
+        snprintf(cap, sizeof cap, "%s/stderr.txt", x->dir);
+        fflush(stderr);
+        const int saved = dup(2);
+        FILE *cf = fopen(cap, "w");
+        dup2(fileno(cf), 2);
+        axb_error_clear(&err);
+        const axb_status st = axb_read_quakeml(p, &l, &err);
+        axb_receiver_list rl;
+        axb_error err2 = AXB_ERROR_INIT;
+        const axb_status st2 = axb_read_stationxml(p, &rl, &err2);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        fclose(cf);
+        char *printed = slurp(cap);
+        CHECK(t, st == AXB_ERR_FORMAT && st2 == AXB_ERR_FORMAT && l.n == 0);
+        CHECK(t, !strncmp(err.msg, p, strlen(p)) && !strncmp(err2.msg, p, strlen(p)));
+        CHECK_MSG(t, printed && printed[0] == '\0', "libxml2 wrote to stderr: %.200s", printed ? printed : "?");
+        free(printed);
+    }
     p = put(x, "truncated.xml", QML_HEAD "<event><origin>\n<time>");
     CHECK(t, axb_read_quakeml(p, &l, &err) == AXB_ERR_FORMAT);
     CHECK_CONTAINS(t, err.msg, "truncated.xml:5: not well-formed XML: Premature end of data");
