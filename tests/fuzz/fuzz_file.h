@@ -10,14 +10,23 @@
 #include <string.h>
 #include <unistd.h>
 
+static char axb_fuzz_path[256];
+
+/* Run directly on a file (reproducing a finding), the target leaves no input file behind. */
+static inline void axb_fuzz_remove(void)
+{
+    if (axb_fuzz_path[0]) remove(axb_fuzz_path);
+}
+
 /* The path of this process's input file, holding @p data; NULL if it cannot be written (the
  * input is then skipped: a full /tmp is not a reader defect). */
 static inline const char *axb_fuzz_write(const uint8_t *data, size_t size, const char *suffix)
 {
-    static char path[256];
+    char *path = axb_fuzz_path;
     if (!path[0]) {
         const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/axb_fuzz_%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(), suffix);
+        snprintf(path, sizeof axb_fuzz_path, "%s/axb_fuzz_%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(), suffix);
+        atexit(axb_fuzz_remove);
     }
     FILE *f = fopen(path, "wb");
     if (!f) return NULL;
