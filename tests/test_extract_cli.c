@@ -455,6 +455,19 @@ int main(int argc, char **argv)
     const char *b6[] = {"extract", "--db", DB, "--pairs", path, "--dt", "30", "-o", out2};
     CHECK(&T, run_cli(b6, 9) == AXB_EXIT_INPUT);
     CHECK(&T, !exists(out2));
+    /* issue #19: --origin-time 2500-01-01 came out as 1915 (int64 ns wrap, exit 0); refused now,
+     * while the last valid year runs */
+    snprintf(out2, sizeof out2, "%s/y2500.h5", dir); /* a fresh name: bad.h5 left a .partial */
+    const char *b7[] = {"extract", "--db", DB, "--pairs", path, "--origin-time", "2500-01-01", "-o", out2, "-q"};
+    CHECK(&T, run_cli(b7, 10) == AXB_EXIT_INPUT);
+    CHECK(&T, !exists(out2));
+    char partial[1100];
+    snprintf(partial, sizeof partial, "%s.partial", out2);
+    CHECK(&T, !exists(partial));
+    snprintf(out2, sizeof out2, "%s/late.h5", dir);
+    const char *b8[] = {"extract", "--db", DB, "--pairs", path, "--origin-time", "2261-06-01", "-o", out2, "-q"};
+    CHECK(&T, run_cli(b8, 10) == 0);
+    CHECK(&T, exists(out2));
 
     test_remove_dir(MPI_COMM_WORLD, dir);
     return test_finish_mpi(&T);
