@@ -7,7 +7,8 @@
 #                                   gnuplot for the benchmark suite's plots, clang-format for the
 #                                   style check, python3-paraview's pvpython to read kernel files'
 #                                   XDMF as ParaView does, xvfb to render its pictures without a
-#                                   display)
+#                                   display, clang and its libFuzzer runtime for the readers'
+#                                   fuzz targets)
 #
 # As root it uses apt-get directly, otherwise sudo if that works without a password. On a machine
 # without dpkg (a cluster with environment modules, say) it installs nothing and says so: load
@@ -19,7 +20,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
       libfftw3-dev libyaml-dev libxml2-dev libdeflate-dev)
-[ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox clang-format python3-paraview xvfb xauth)
+[ "${1:-}" = "--tests" ] && pkgs+=(python3 gnuplot-nox clang-format python3-paraview xvfb xauth clang libclang-rt-14-dev)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi
 if ! command -v dpkg-query >/dev/null 2>&1; then

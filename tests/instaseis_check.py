@@ -58,11 +58,11 @@ def inputs(work):
     with open(pm, "w") as f:
         m = " ".join(repr(MT[k]) for k in ("m_rr", "m_tt", "m_pp", "m_rt", "m_rp", "m_tp"))
         f.write(f"mt {s['latitude']!r} {s['longitude']!r} {s['depth_in_m']!r} {m} "
-                f"{r['latitude']!r} {r['longitude']!r} XX.RCV\n")
+                f"{r['latitude']!r} {r['longitude']!r} - XX.RCV\n")
     with open(pf, "w") as f:
         fo = " ".join(repr(FORCE[k]) for k in ("f_r", "f_t", "f_p"))
         f.write(f"force {s['latitude']!r} {s['longitude']!r} {s['depth_in_m']!r} {fo} "
-                f"{r['latitude']!r} {r['longitude']!r} XX.RCV\n")
+                f"{r['latitude']!r} {r['longitude']!r} - XX.RCV\n")
     return cmt, sta, pm, pf
 
 

@@ -34,6 +34,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The SLURM job-script test, the benchmark, the install tests and the kernel sum-rule check run
 # once, in the release pass: shell scripts, a private cluster, timed runs, programs built outside
 # the tree (which would need the sanitizer runtime too) and a compute-bound physics check whose
-# code the other kernel tests run under the sanitizers gain nothing from them.
-(cd "$root/build/ci-sanitize" && ctest --output-on-failure -j "$jobs" -LE "slurm|bench|install|physics")
+# code the other kernel tests run under the sanitizers gain nothing from them. The fuzz targets are
+# built with ASan + UBSan in both passes already, so they run once.
+(cd "$root/build/ci-sanitize" && ctest --output-on-failure -j "$jobs" -LE "slurm|bench|install|physics|fuzz")
 echo "== Sanitize pass: ${SECONDS} s"

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/pairs.txt", dir);
     write_text(T.rank, path,
                "# standard geometry first\n"
-               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  TA.Q56A\n"
+               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  - TA.Q56A\n"
                "mt 10 20 30000 1e18 -1e18 0 0 0 0  40 50\n"
                "mt -30 100 100000 1e17 2e17 -3e17 4e16 5e16 6e16  -35 -70 0 XX.A\n"
                "mt 0 0 0 1e18 1e18 1e18 0 0 0  0 90\n"
@@ -455,6 +455,19 @@ int main(int argc, char **argv)
     const char *b6[] = {"extract", "--db", DB, "--pairs", path, "--dt", "30", "-o", out2};
     CHECK(&T, run_cli(b6, 9) == AXB_EXIT_INPUT);
     CHECK(&T, !exists(out2));
+    /* issue #19: --origin-time 2500-01-01 came out as 1915 (int64 ns wrap, exit 0); refused now,
+     * while the last valid year runs */
+    snprintf(out2, sizeof out2, "%s/y2500.h5", dir); /* a fresh name: bad.h5 left a .partial */
+    const char *b7[] = {"extract", "--db", DB, "--pairs", path, "--origin-time", "2500-01-01", "-o", out2, "-q"};
+    CHECK(&T, run_cli(b7, 10) == AXB_EXIT_INPUT);
+    CHECK(&T, !exists(out2));
+    char partial[1100];
+    snprintf(partial, sizeof partial, "%s.partial", out2);
+    CHECK(&T, !exists(partial));
+    snprintf(out2, sizeof out2, "%s/late.h5", dir);
+    const char *b8[] = {"extract", "--db", DB, "--pairs", path, "--origin-time", "2261-06-01", "-o", out2, "-q"};
+    CHECK(&T, run_cli(b8, 10) == 0);
+    CHECK(&T, exists(out2));
 
     test_remove_dir(MPI_COMM_WORLD, dir);
     return test_finish_mpi(&T);

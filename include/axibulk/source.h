@@ -24,6 +24,12 @@ extern "C" {
 
 typedef enum axb_source_type { AXB_SRC_MOMENT = 0, AXB_SRC_FORCE } axb_source_type;
 
+/** Largest moment-tensor component (N·m), force component (N) and total moment of a finite
+ *  source the readers accept. The largest earthquake recorded (Chile 1960, Mw 9.5) had M0 ≈ 3e23
+ *  N·m; 1e30 (Mw 13.9) leaves room for any scenario while products with Green's functions and
+ *  sums over subfaults stay far from overflow (1e300 gave inf samples). */
+#define AXB_MAX_MOMENT 1e30
+
 typedef struct axb_source {
     axb_source_type type;
     double lat, lon; /**< geocentric latitude and longitude, degrees */
@@ -87,8 +93,11 @@ double axb_moment_mw(double m0);
 /** USGS asymmetric cosine slip rate of unit area: npts samples at dt. */
 void axb_asymmetric_cosine(double trise, double tfall, int64_t npts, double dt, double *out);
 
-/** Linear re-sampling of a source's sliprate to dt with nsamp samples (Instaseis'
- *  resample_sliprate: the last value is held beyond the old end). Sets src->dt. */
+/** Re-sampling of a source's sliprate to dt with nsamp samples; sets src->dt. To a finer or equal
+ *  dt: linear interpolation as Instaseis' resample_sliprate (the last value held beyond the old
+ *  end). To a coarser dt: the mean over each new sample's interval [(k−½)dt, (k+½)dt] of the
+ *  piecewise-linear sliprate (zero outside its samples), so Σ out·dt keeps its trapezoidal
+ *  integral, the moment; point values would lose pulses shorter than dt (issue #19). */
 AXB_NODISCARD axb_status axb_source_resample_sliprate(axb_source *src, double dt, int64_t nsamp, axb_error *err);
 
 /* ---- finite sources and sliprates (src/numerics/source_math.c) ---- */

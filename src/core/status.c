@@ -1,6 +1,7 @@
 #include "axibulk/status.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,11 +23,44 @@ const char *axb_strerror(axb_status code)
     return "unknown error";
 }
 
-/* Messages end up on one terminal line, so control characters from file contents are replaced. */
-static void sanitize(char *s)
+/* Length of the well-formed UTF-8 sequence at s (2..4 bytes), 0 if there is none. */
+static int utf8_length(const unsigned char *s)
 {
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20) *s = ' ';
+    int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+/* Messages quote file contents, which may be binary, and end up on one terminal line: every byte
+ * that is not printable ASCII or part of well-formed UTF-8 is written as \xNN. This is the one
+ * place every message passes; the readers cut quoted tokens to a few dozen characters. */
+static void sanitize(char *msg)
+{
+    char out[AXB_ERRMSG_MAX];
+    size_t k = 0;
+    bool cut = false;
+    for (const unsigned char *s = (const unsigned char *)msg; *s;) {
+        const int n = *s >= 0x20 && *s < 0x7F ? 1 : utf8_length(s);
+        if (k + (n ? (size_t)n : 4) >= sizeof out) {
+            cut = true;
+            break;
+        }
+        if (*s == '\t') {
+            out[k++] = ' '; /* a tab in a quoted line is only space */
+            s++;
+        } else if (n) {
+            memcpy(out + k, s, (size_t)n);
+            k += (size_t)n;
+            s += n;
+        } else {
+            snprintf(out + k, 5, "\\x%02X", *s++);
+            k += 4;
+        }
+    }
+    out[k] = '\0';
+    if (cut) memcpy(out + (k < sizeof out - 4 ? k : sizeof out - 4), "...", 4);
+    memcpy(msg, out, strlen(out) + 1);
 }
 
 static void mark_truncated(char *msg, int written)

@@ -40,17 +40,58 @@ static int days_in_month(int y, int m)
     return m == 2 && leap ? 29 : dm[m - 1];
 }
 
+/* 9e9 s is 9e18 ns, inside int64; no valid time is that far from another. */
+static const double MAX_SPAN_S = 9e9;
+
 axb_time_ns axb_time_from_seconds(double s)
 {
+    if (!(s > -MAX_SPAN_S)) s = -MAX_SPAN_S; /* NAN included: no llround of it */
+    if (s > MAX_SPAN_S) s = MAX_SPAN_S;
     return (axb_time_ns)llround(s * 1e9);
+}
+
+/* The first and last nanosecond of the valid years. */
+static axb_time_ns time_min(void)
+{
+    return days_from_civil(AXB_TIME_MIN_YEAR, 1, 1) * 86400 * AXB_NS_PER_S;
+}
+
+static axb_time_ns time_max(void)
+{
+    return days_from_civil(AXB_TIME_MAX_YEAR + 1, 1, 1) * 86400 * AXB_NS_PER_S - 1;
+}
+
+static axb_status check_range(axb_time_ns t, axb_error *err)
+{
+    AXB_CHECK(err, t >= time_min() && t <= time_max(), AXB_ERR_RANGE,
+              "the time falls outside the years %d..%d that axibulk's times (int64 nanoseconds) hold",
+              AXB_TIME_MIN_YEAR, AXB_TIME_MAX_YEAR);
+    return AXB_OK;
+}
+
+axb_status axb_time_add_seconds(axb_time_ns t, double seconds, axb_time_ns *out, axb_error *err)
+{
+    AXB_CHECK(err, isfinite(seconds) && fabs(seconds) <= MAX_SPAN_S, AXB_ERR_RANGE,
+              "an offset of %g s takes the time outside the years %d..%d that axibulk's times hold", seconds,
+              AXB_TIME_MIN_YEAR, AXB_TIME_MAX_YEAR);
+    AXB_TRY(check_range(t, err));
+    /* both within ±9.2e18 but of opposite or equal sign: compare before adding */
+    const axb_time_ns d = axb_time_from_seconds(seconds);
+    AXB_CHECK(err, d >= 0 ? t <= time_max() - d : t >= time_min() - d, AXB_ERR_RANGE,
+              "an offset of %g s takes the time outside the years %d..%d that axibulk's times hold", seconds,
+              AXB_TIME_MIN_YEAR, AXB_TIME_MAX_YEAR);
+    *out = t + d;
+    return AXB_OK;
 }
 
 axb_status axb_time_from_fields(int year, int month, int day, int hour, int minute, double second, axb_time_ns *t,
                                 axb_error *err)
 {
-    AXB_CHECK(err,
-              year >= 1 && year <= 9999 && month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month),
-              AXB_ERR_RANGE, "date %04d-%02d-%02d does not exist", year, month, day);
+    AXB_CHECK(err, year >= AXB_TIME_MIN_YEAR && year <= AXB_TIME_MAX_YEAR, AXB_ERR_RANGE,
+              "year %d is outside %d..%d, the years axibulk's times (int64 nanoseconds) hold", year, AXB_TIME_MIN_YEAR,
+              AXB_TIME_MAX_YEAR);
+    AXB_CHECK(err, month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month), AXB_ERR_RANGE,
+              "date %04d-%02d-%02d does not exist", year, month, day);
     AXB_CHECK(err,
               hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && isfinite(second) && second >= 0 && second < 61,
               AXB_ERR_RANGE, "time %02d:%02d:%g is out of range", hour, minute, second);
@@ -102,16 +143,19 @@ axb_status axb_time_parse(const char *s, axb_time_ns *t, axb_error *err)
     if (ok && *p == 'Z')
         p++;
     else if (ok && (*p == '+' || *p == '-')) {
-        int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
+        int sign = *p++ == '-' ? -1 : 1, oh = 0, om = 0;
         ok = digits(&p, 2, &oh);
         if (ok && *p == ':') p++;
         if (ok && isdigit((unsigned char)*p)) ok = digits(&p, 2, &om);
-        offset_s = sign * (oh * 3600 + om * 60);
+        /* real offsets lie within ±14 h; a failed field leaves oh/om unread */
+        ok = ok && oh <= 23 && om <= 59;
+        if (ok) offset_s = sign * (oh * 3600 + om * 60);
     }
-    AXB_CHECK(err, ok && *p == '\0', AXB_ERR_FORMAT, "'%s' is not an ISO 8601 time", s);
+    AXB_CHECK(err, ok && *p == '\0', AXB_ERR_FORMAT, "'%.60s' is not an ISO 8601 time", s);
     AXB_TRY(axb_time_from_fields(y, mo, d, h, mi, (double)sec, t, err));
+    /* the offset may carry the last hours of the valid years beyond them */
     *t += frac_ns - offset_s * AXB_NS_PER_S;
-    return AXB_OK;
+    return check_range(*t, err);
 }
 
 static void split(axb_time_ns t, int *y, int *mo, int *d, int *h, int *mi, int *s, int64_t *ns)

@@ -14,9 +14,17 @@
 #define MAX_CHUNK_ROWS 4096
 #define MAX_CHUNK_BYTES ((int64_t)64 << 20)
 
-/* Subfault k's copy with its slip rate resampled to @p dt_db. */
-static axb_status resample_one(const axb_source *o, double dt_db, axb_source *s, axb_error *err)
+/* Subfault k's copy with its slip rate resampled to @p dt_db. The rupture time becomes a phase
+ * shift over the reconvolution's nfft samples, which is circular: a time of nfft·dt or more would
+ * come back as its remainder (TINIT nfft·dt as TINIT 0), and a negative one from the end. */
+static axb_status resample_one(const axb_source *o, double dt_db, int64_t nfft, axb_source *s, axb_error *err)
 {
+    const double ts = isnan(o->time_shift) ? 0.0 : o->time_shift, period = (double)nfft * dt_db;
+    AXB_CHECK(err, ts >= 0.0, AXB_ERR_RANGE, "'%s': rupture time %g s is negative", o->name, ts);
+    AXB_CHECK(err, ts < period, AXB_ERR_RANGE,
+              "'%s': rupture time %g s is not shorter than the database's record length %g s (nfft %lld x dt %g "
+              "s), beyond which it would wrap around to the start",
+              o->name, ts, period, (long long)nfft, dt_db);
     *s = *o;
     s->sliprate = malloc((size_t)(o->nsliprate > 0 ? o->nsliprate : 1) * sizeof(double));
     if (!s->sliprate) return axb_error_set(err, AXB_ERR_NOMEM, "slip rate of %lld samples", (long long)o->nsliprate);
@@ -32,12 +40,13 @@ axb_status axb_extract_subfaults_prepare(axb_job_ctx *c, axb_error *err)
 {
     const axb_extract_job *job = c->job;
     const double dt_db = axb_db_get_info(c->db)->dt;
+    const int64_t nfft = c->plan->reconv ? axb_reconv_plan_nfft(c->plan->reconv) : axb_db_get_info(c->db)->ndumps;
     axb_status st = AXB_OK;
     c->subs.src = calloc((size_t)job->nsubfaults, sizeof *c->subs.src);
     if (!c->subs.src) st = axb_error_set(err, AXB_ERR_NOMEM, "%lld subfaults", (long long)job->nsubfaults);
     for (int64_t k = 0; k < job->nsubfaults && st == AXB_OK; k++) {
         c->subs.n = k + 1;
-        st = resample_one(&job->subfaults[k], dt_db, &c->subs.src[k], err);
+        st = resample_one(&job->subfaults[k], dt_db, nfft, &c->subs.src[k], err);
         if (st != AXB_OK) axb_error_prefix(err, "subfault %lld", (long long)k);
     }
     return axb_agree(c->comm, st, err);

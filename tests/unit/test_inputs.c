@@ -96,10 +96,19 @@ static void test_pairs(tctx *x)
                         "force -30 170 0 1.23e10 2.55e10 1.73e10 -10 -20 150.5 IU.ANMO\n"
                         "   \n"
                         "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17 "
-                        "42.639 74.494 0 TA.Q56A\r\n");
+                        "42.639 74.494 0 TA.Q56A\r\n"
+                        "mt 1 2 3 1 0 0 0 0 0 4 5 - IU.COLA\n"
+                        "force 1 2 3 1 0 0 4 5 7.5 -\n");
     CHECK(t, axb_read_pairs(p, &l, &err) == AXB_OK);
-    CHECK(t, l.n == 3);
-    if (l.n == 3) {
+    CHECK(t, l.n == 5);
+    if (l.n == 5) {
+        /* '-' in the receiver tail: depth or code not given */
+        CHECK(t, isnan(l.pair[3].rec.depth) && l.pair[3].rec.lat == 4 && l.pair[3].rec.lon == 5);
+        CHECK_STR(t, l.pair[3].rec.network, "IU");
+        CHECK_STR(t, l.pair[3].rec.station, "COLA");
+        CHECK(t, l.pair[4].rec.depth == 7.5 && l.pair[4].rec.lat == 4 && l.pair[4].rec.lon == 5);
+        CHECK_STR(t, l.pair[4].rec.network, "XX");
+        CHECK_STR(t, l.pair[4].rec.station, "R000007");
         const axb_pair *a = &l.pair[0], *b = &l.pair[1], *c = &l.pair[2];
         /* geocentric as written: no conversion */
         CHECK(t, a->src.type == AXB_SRC_MOMENT && a->src.lat == 10.5 && a->src.lon == 20.25 && a->src.depth == 12000.0);
@@ -155,23 +164,58 @@ static void test_pairs(tctx *x)
         {"mt 0 0 1000 1 2 3 4 5 nan 10 20", AXB_ERR_FORMAT, ":3: field 10 (MTP): 'nan' is not a number"},
         {"force 0 0 1000 1 2 inf 10 20", AXB_ERR_FORMAT, ":3: field 7 (FP): 'inf' is not a number"},
         {"mt 0 0 1000 1 2 3 4 5 6 10 1e999", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '1e999' is not a number"},
-        {"mt 0 0 1000 1 2 3 4 5 6 10", AXB_ERR_FORMAT, ":3: 'mt' line needs 12 to 14 fields, found 11"},
-        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT, ":3: 'force' line needs 9 to 11 fields, found 12"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 11"},
+        {"force 0 0 1000 1 2 3 10 20 5 XX.A extra", AXB_ERR_FORMAT,
+         ":3: 'force' row needs 9 fields, or 11 with REC_DEPTH_M NET.STA ('-' for either not given), found 12"},
+        /* issue #19: a row missing one moment used to read MTP as REC_LAT, REC_LAT as REC_LON and
+         * REC_LON as the depth - a wrong receiver, exit 0. Every shorter tail is refused now. */
+        {"mt 0 0 1000 1 2 3 4 5 10 20 0 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 13"},
+        {"force 0 0 1000 1 2 10 20 0 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'force' row needs 9 fields, or 11 with REC_DEPTH_M NET.STA ('-' for either not given), found 10"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 20 IU.ANMO", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 13"},
+        {"mt 0 0 1000 1 2 3 4 5 6 10 20 1 2 3 4 5 6 7 8 9", AXB_ERR_FORMAT,
+         ":3: 'mt' row needs 12 fields, or 14 with REC_DEPTH_M NET.STA ('-' for either not given), found 21"},
         {"mt 95 0 1000 1 2 3 4 5 6 10 20", AXB_ERR_RANGE, ":3: field 2 (SRC_LAT): 95 is outside -90..90"},
         {"mt 0 0 1000 1 2 3 4 5 6 10 -181", AXB_ERR_RANGE, ":3: field 12 (REC_LON): -181 is outside -180..180"},
         {"mt 0 0 -5 1 2 3 4 5 6 10 20", AXB_ERR_RANGE,
          ":3: field 4 (DEPTH_M): -5 is negative (depths are below the surface)"},
-        {"mt 0 0 5 1 2 3 4 5 6 10 20 -1", AXB_ERR_RANGE,
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 -1 -", AXB_ERR_RANGE,
          ":3: field 13 (REC_DEPTH_M): -1 is negative (depths are below the surface)"},
         {"moment 0 0 5 1 2 3 4 5 6 10 20", AXB_ERR_FORMAT,
          ":3: field 1: unknown line kind 'moment' (expected 'mt' or 'force')"},
-        {"mt 0 0 5 1 2 3 4 5 6 10 20 ANMO", AXB_ERR_FORMAT,
-         ":3: field 13 (REC_DEPTH_M or NET.STA): 'ANMO' is neither a number nor a NET.STA code"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - ANMO", AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): 'ANMO' is not a NET.STA code (one '.', printable ASCII)"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 12 TOOLONGNET.STA", AXB_ERR_RANGE,
          ":3: field 14 (NET.STA): 'TOOLONGNET.STA': network codes may have at most 7 and station "
          "codes 7 characters"},
         {"mt 0 0 5 1 2 3 4 5 6 10 20 IU.ANMO 12", AXB_ERR_FORMAT,
-         ":3: field 14: unexpected '12' after the receiver code"},
+         ":3: field 13 (REC_DEPTH_M): 'IU.ANMO' is not a number"},
+        /* issue #19: moments of 1e300 gave inf samples, exit 0 */
+        {"mt 0 0 5 1 2 3 4 5 1e300 10 20", AXB_ERR_RANGE,
+         ":3: field 10 (MTP): 1e+300 N·m exceeds 1e+30 N·m (non-physical)"},
+        {"force 0 0 5 1 -2e30 3 10 20", AXB_ERR_RANGE, ":3: field 6 (FT): -2e+30 N exceeds 1e+30 N (non-physical)"},
+        /* issue #19: binary garbage was echoed raw (terminal escapes, invalid UTF-8); now every
+         * byte that is not printable is \xNN, and a quoted token is cut */
+        {"mt 0 0 5 \x01\xff\x1b[31m\x7f 2 3 4 5 6 10 20", AXB_ERR_FORMAT,
+         ":3: field 5 (MRR): '\\x01\\xFF\\x1B[31m\\x7F' is not a number"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - A.\xc3\xa9\xc3", AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): 'A.\xc3\xa9\\xC3' is not a NET.STA code (one '.', printable ASCII)"},
+        {"mt 0 0 5 1 2 3 4 5 6 10 20 - "
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"
+         "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80",
+         AXB_ERR_FORMAT,
+         ":3: field 14 (NET.STA): '"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80"
+         "' is not a NET.STA code (one '.', printable ASCII)"},
         /* a file cut in the middle of the last number */
         {"mt 0 0 5 1 2 3 4 5 6 10 2e", AXB_ERR_FORMAT, ":3: field 12 (REC_LON): '2e' is not a number"},
     };
@@ -192,6 +236,19 @@ static void test_pairs(tctx *x)
     p = put_n(x, "binary.txt", "mt 0\0 0 1\n", 10);
     expect_msg(x, axb_read_pairs(p, &l, &err), &err, AXB_ERR_FORMAT, p,
                ":1: NUL byte in the line: a binary file, not text");
+    /* issue #19 (fuzzing): an endless stream was read into one line until memory ran out */
+    {
+        const size_t n = (1 << 20) + 10;
+        char *big = malloc(n);
+        memset(big, 'a', n);
+        p = put_n(x, "long.txt", big, n);
+        free(big);
+        expect_msg(x, axb_read_pairs(p, &l, &err), &err, AXB_ERR_FORMAT, p,
+                   ":1: line longer than 1048576 bytes: a binary file or stream, not text");
+        axb_source_list sl;
+        expect_msg(x, axb_read_cmtsolution("/dev/zero", &sl, &err), &err, AXB_ERR_FORMAT, "/dev/zero",
+                   ":1: NUL byte in the line: a binary file, not text");
+    }
     char missing[1100];
     snprintf(missing, sizeof missing, "%s/does-not-exist.txt", x->dir);
     expect_msg(x, axb_read_pairs(missing, &l, &err), &err, AXB_ERR_IO, missing,
@@ -306,6 +363,23 @@ static void test_cmtsolution(tctx *x)
         {7, "depth:          -3.0", AXB_ERR_RANGE, ":7: depth: -3 is negative (depths are below the surface)"},
         {1, " PDE 2011 13 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
          ":1: hypocentre time: date 2011-13-23 does not exist"},
+        /* issue #19: years int64 ns cannot hold used to wrap (1000 -> 2169, 3000 -> 1830) */
+        {1, " PDE 1000  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
+         ":1: hypocentre time: year 1000 is outside 1678..2261, the years axibulk's times (int64 "
+         "nanoseconds) hold"},
+        {1, " PDE 3000  8 23 17 51  4.60  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_RANGE,
+         ":1: hypocentre time: year 3000 is outside 1678..2261, the years axibulk's times (int64 "
+         "nanoseconds) hold"},
+        /* and a time shift of 9e9 s overflowed int64 (signed overflow under UBSan) */
+        {3, "time shift:      9e9", AXB_ERR_RANGE,
+         ":3: time shift: an offset of 9e+09 s takes the time outside the years 1678..2261 that axibulk's "
+         "times hold"},
+        {3, "time shift:      -9.5e9", AXB_ERR_RANGE,
+         ":3: time shift: an offset of -9.5e+09 s takes the time outside the years 1678..2261 that axibulk's "
+         "times hold"},
+        /* issue #19: 1e300 dyne·cm gave inf samples, exit 0 */
+        {8, "Mrr:       1e300", AXB_ERR_RANGE, ":8: Mrr: 1e+300 dyne·cm exceeds 1e+30 N·m (non-physical)"},
+        {13, "Mtp:      -1.1e37", AXB_ERR_RANGE, ":13: Mtp: -1.1e+37 dyne·cm exceeds 1e+30 N·m (non-physical)"},
         {1, " PDE 2011  8 23 17 51  4.6x  37.9400  -77.9300   6.0 5.9 5.8 X", AXB_ERR_FORMAT,
          ":1: field 7 (second): '4.6x' is not a number"},
         {1, " PDE 2011  8 23", AXB_ERR_FORMAT,
@@ -472,6 +546,15 @@ static void test_quakeml(tctx *x)
         {"<event><origin><time><value>2000-01-01</value></time><latitude><value>5</value>"
          "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("inf") "</event>",
          AXB_ERR_FORMAT, ":4: <Mrr>: 'inf' is not a number"},
+        /* issue #19 */
+        {"<event><origin><time><value>2000-01-01</value></time><latitude><value>5</value>"
+         "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("1e300") "</event>",
+         AXB_ERR_RANGE,
+         ":4: <tensor> Mrr = 1e+300 N·m exceeds 1e+30 N·m (Mw 13.9; the largest earthquakes reach 3e23 N·m)"},
+        {"<event><origin><time><value>1500-01-01</value></time><latitude><value>5</value>"
+         "</latitude><longitude><value>1</value></longitude></origin>" QML_FM("1") "</event>",
+         AXB_ERR_RANGE,
+         ":4: <time>: year 1500 is outside 1678..2261, the years axibulk's times (int64 nanoseconds) hold"},
         {"", AXB_ERR_FORMAT, ": no <event> in <eventParameters>"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -481,6 +564,33 @@ static void test_quakeml(tctx *x)
         axb_error_clear(&err);
         expect_msg(x, axb_read_quakeml(p, &l, &err), &err, bad[i].code, p, bad[i].msg);
         CHECK(t, l.n == 0 && l.src == NULL);
+    }
+    /* Issue #19 (found by fuzz_quakeml): with an encoding its bytes do not fit, libxml2 printed
+     * "encoding error : input conversion failed ..." lines on stderr besides axibulk's message.
+     * Nothing may reach stderr; the one message names the file. */
+    {
+        p = put(x, "sjis.xml",
+                "<?xml version=\"1.0\" encoding=\"SHIFT_JIS\"?>\n<quakeml>\x8a\x9d\x93\x96\x9c\xff\xfe</quakeml>\n");
+        char cap[1100];
+        snprintf(cap, sizeof cap, "%s/stderr.txt", x->dir);
+        fflush(stderr);
+        const int saved = dup(2);
+        FILE *cf = fopen(cap, "w");
+        dup2(fileno(cf), 2);
+        axb_error_clear(&err);
+        const axb_status st = axb_read_quakeml(p, &l, &err);
+        axb_receiver_list rl;
+        axb_error err2 = AXB_ERROR_INIT;
+        const axb_status st2 = axb_read_stationxml(p, &rl, &err2);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        fclose(cf);
+        char *printed = slurp(cap);
+        CHECK(t, st == AXB_ERR_FORMAT && st2 == AXB_ERR_FORMAT && l.n == 0);
+        CHECK(t, !strncmp(err.msg, p, strlen(p)) && !strncmp(err2.msg, p, strlen(p)));
+        CHECK_MSG(t, printed && printed[0] == '\0', "libxml2 wrote to stderr: %.200s", printed ? printed : "?");
+        free(printed);
     }
     p = put(x, "truncated.xml", QML_HEAD "<event><origin>\n<time>");
     CHECK(t, axb_read_quakeml(p, &l, &err) == AXB_ERR_FORMAT);
@@ -799,6 +909,12 @@ static void test_srf_small(tctx *x)
         {NULL, "0.0 10.0 2.5 0.0 0 0.0 0", NULL, "", AXB_ERR_FORMAT, ":4: field 3 (NT1): '2.5' is not a sample count"},
         {NULL, "0.0 -10.0 4 0.0 0 0.0 0", NULL, "", AXB_ERR_RANGE, ":4: point 1: negative slip -10 cm"},
         {NULL, NULL, "0 0 0 0", "", AXB_ERR_RANGE, ":4: point 1: sliprate integrates to 0 and cannot be normalised"},
+        /* issue #19: a negative TINIT was taken (the .param reader refuses a negative t_rup) */
+        {"0.0 0.0 10.0 90.0 90.0 1.0e10 -0.5 0.5", NULL, NULL, "", AXB_ERR_RANGE,
+         ":3: field 7 (TINIT): negative rupture time -0.5 is not supported"},
+        /* and moments beyond 1e30 N·m: 1e296 m² · 32 GPa · 0.1 m */
+        {"0.0 0.0 10.0 90.0 90.0 1.0e300 0.0 0.5", NULL, NULL, "", AXB_ERR_RANGE,
+         ":4: point 1: moment 3.2e+305 N·m (AREA · 32 GPa · SLIP) exceeds 1e+30 N·m"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         srf_text(text, sizeof text, bad[i].l3 ? bad[i].l3 : L3, bad[i].l4 ? bad[i].l4 : L4, bad[i].l5 ? bad[i].l5 : L5,
@@ -976,6 +1092,12 @@ static void test_usgs_small(tctx *x)
         {PARAM_HEAD PARAM_SEG(1) PARAM_PT PARAM_SEG(2) PARAM_PT, 10000, AXB_ERR_FORMAT,
          ":5: more fault segments than the 1 declared in the first line"},
         {PARAM_HEAD PARAM_SEG(1), 10000, AXB_ERR_FORMAT, ": no point sources found in the file"},
+        /* issue #19: non-physical moments, one point or the sum of many */
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 1e300\n", 10000, AXB_ERR_RANGE,
+         ":4: field 11 (mo): moment 1e+300 dyne·cm exceeds 1e+30 N·m"},
+        {PARAM_HEAD PARAM_SEG(1) "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 6e36\n"
+                                 "26.9 85.9416 0.8601 1 75.1 295.0 10.0 1 9.6 6.4 6e36\n",
+         10000, AXB_ERR_RANGE, ": the total moment of the 2 point sources, 1.2e+30 N·m, exceeds 1e+30 N·m"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = put(x, "bad.param", bad[i].text);

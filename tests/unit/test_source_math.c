@@ -154,6 +154,35 @@ static void test_sliprate(check_ctx *t)
     const double ref[16] = {0, 0.25, 0.5, 0.75, 1, 1.75, 2.5, 3.25, 4, 5.25, 6.5, 7.75, 9, 9, 9, 9};
     for (int k = 0; k < 16; k++) CHECK_CLOSE(t, s.sliprate[k], ref[k], 1e-15);
 
+    /* Issue #19: to a coarser dt the samples are interval means, so the moment is kept. The SRF
+     * example of docs/file-formats.md, [0, 0.1, 0.1, 0] at 5 s (integral 1), on the 100 s
+     * database (dt 24.724845445855724 s, 2 samples) used to give [0, 0] - a zero seismogram. The
+     * means over [-dt/2, dt/2] and [dt/2, 3dt/2] of the piecewise-linear pulse, integrated by hand
+     * (Python): 0.0376314530706473 and 0.0028136935811234128. */
+    {
+        const double dtdb = 24.724845445855724;
+        axb_source c = {.type = AXB_SRC_MOMENT, .dt = 5.0, .nsliprate = 4};
+        c.sliprate = malloc(4 * sizeof(double));
+        memcpy(c.sliprate, (const double[4]){0, 0.1, 0.1, 0}, 4 * sizeof(double));
+        CHECK(t, axb_source_resample_sliprate(&c, dtdb, 2, &err) == AXB_OK);
+        CHECK(t, c.nsliprate == 2 && c.dt == dtdb);
+        CHECK_CLOSE(t, c.sliprate[0], 0.0376314530706473, 1e-15);
+        CHECK_CLOSE(t, c.sliprate[1], 0.0028136935811234128, 1e-15);
+        CHECK_CLOSE(t, (c.sliprate[0] + c.sliprate[1]) * dtdb, 1.0, 1e-14);
+        /* more samples than the pulse needs: zeros after it, the same integral */
+        free(c.sliprate);
+        c.sliprate = malloc(4 * sizeof(double));
+        memcpy(c.sliprate, (const double[4]){0, 0.1, 0.1, 0}, 4 * sizeof(double));
+        c.dt = 5.0;
+        c.nsliprate = 4;
+        CHECK(t, axb_source_resample_sliprate(&c, 7.0, 6, &err) == AXB_OK);
+        double sum = 0;
+        for (int k = 0; k < 6; k++) sum += c.sliprate[k] * 7.0;
+        CHECK_CLOSE(t, sum, 1.0, 1e-14);
+        CHECK(t, c.sliprate[4] == 0.0 && c.sliprate[5] == 0.0); /* [24.5, 38.5] lies after 15 s */
+        free(c.sliprate);
+    }
+
     /* normalise: [0, 2, 2, 0] at 1 s integrates (trapezoid) to 1 + 2 + 1 = 4 */
     free(s.sliprate);
     s.sliprate = malloc(4 * sizeof(double));

@@ -119,22 +119,28 @@ static axb_status read_event(axb_in_text *t, axb_source *s, axb_error *err)
     AXB_TRY(check(t, axb_in_copy_code(s->name, sizeof s->name, value, "event name", err), err));
 
     double v[NVALUES];
+    int64_t shift_line = 0;
     for (int i = 0; i < NVALUES; i++) {
         AXB_TRY(next_line(t, LABELS[i], err));
         AXB_TRY(labelled_line(t, LABELS[i], &value, err));
+        if (i == V_TSHIFT) shift_line = t->lineno;
         if (!axb_in_parse_double(value, &v[i]))
             return axb_in_err_line(t, AXB_ERR_FORMAT, err, "%s: '%.80s' is not a number", LABELS[i], value);
         if (i == V_LAT) AXB_TRY(check(t, axb_in_check_lat(v[i], "latitude", err), err));
         if (i == V_LON) AXB_TRY(check(t, axb_in_check_lon(v[i], "longitude", err), err));
         if (i == V_DEPTH) AXB_TRY(check(t, axb_in_check_depth(v[i], "depth", err), err));
+        if (i >= V_MRR && !(fabs(v[i]) / 1e7 <= AXB_MAX_MOMENT))
+            return axb_in_err_line(t, AXB_ERR_RANGE, err, "%s: %g dyne·cm exceeds %g N·m (non-physical)", LABELS[i],
+                                   v[i], AXB_MAX_MOMENT);
     }
     s->lat = axb_geocentric_latitude(v[V_LAT]);
     s->lon = v[V_LON];
     s->depth = v[V_DEPTH] * 1000.0;
     /* dyne·cm -> N·m, divided as ObsPy does so the values are the same doubles */
     for (int c = 0; c < 6; c++) s->m[c] = v[V_MRR + c] / 1e7;
-    s->origin_time = hypo_time + axb_time_from_seconds(v[V_TSHIFT]);
-    return AXB_OK;
+    axb_status st = axb_time_add_seconds(hypo_time, v[V_TSHIFT], &s->origin_time, err);
+    if (st) axb_error_prefix(err, "%s:%" PRId64 ": time shift", t->path, shift_line);
+    return st;
 }
 
 axb_status axb_read_cmtsolution(const char *path, axb_source_list *out, axb_error *err)

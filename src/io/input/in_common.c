@@ -53,6 +53,26 @@ axb_status axb_in_check_lon(double lon, const char *what, axb_error *err)
     return AXB_OK;
 }
 
+static const char *const MOMENT_NAMES[6] = {"Mrr", "Mtt", "Mpp", "Mrt", "Mrp", "Mtp"};
+
+axb_status axb_in_check_moment(const double m[6], const char *what, axb_error *err)
+{
+    for (int c = 0; c < 6; c++)
+        AXB_CHECK(err, fabs(m[c]) <= AXB_MAX_MOMENT, AXB_ERR_RANGE,
+                  "%s%s%s = %g N·m exceeds %g N·m (Mw 13.9; the largest earthquakes reach 3e23 N·m)", what,
+                  *what ? " " : "", MOMENT_NAMES[c], m[c], AXB_MAX_MOMENT);
+    return AXB_OK;
+}
+
+axb_status axb_in_check_total_moment(const axb_source_list *l, const char *path, axb_error *err)
+{
+    const double m0 = axb_source_list_m0(l);
+    AXB_CHECK(err, m0 <= AXB_MAX_MOMENT, AXB_ERR_RANGE,
+              "%s: the total moment of the %lld point sources, %g N·m, exceeds %g N·m", path, (long long)l->n, m0,
+              AXB_MAX_MOMENT);
+    return AXB_OK;
+}
+
 axb_status axb_in_check_depth(double depth, const char *what, axb_error *err)
 {
     AXB_CHECK(err, depth >= 0.0, AXB_ERR_RANGE, "%s: %.17g is negative (depths are below the surface)", what, depth);
@@ -63,6 +83,10 @@ axb_status axb_in_copy_code(char *dst, size_t size, const char *src, const char 
 {
     size_t n = strlen(src);
     AXB_CHECK(err, n < size, AXB_ERR_RANGE, "%s '%.40s' is longer than %zu characters", what, src, size - 1);
+    /* codes name datasets and traces in the outputs: printable ASCII only */
+    for (size_t i = 0; i < n; i++)
+        AXB_CHECK(err, src[i] > 0x20 && src[i] < 0x7F, AXB_ERR_FORMAT,
+                  "%s '%.40s' holds a byte that is not printable ASCII", what, src);
     memcpy(dst, src, n + 1);
     return AXB_OK;
 }

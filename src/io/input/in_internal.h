@@ -28,7 +28,8 @@ axb_status axb_in_text_open(axb_in_text *t, const char *path, axb_error *err);
 void axb_in_text_close(axb_in_text *t);
 
 /* Reads the next line into t->line (trailing "\r\n" removed). *eof is set at the end of the file.
- * A line holding a NUL byte is an AXB_ERR_FORMAT (a binary file, not text). */
+ * A line holding a NUL byte or longer than 1 MiB is an AXB_ERR_FORMAT (a binary file or endless
+ * stream such as /dev/zero, not text), found before more of it is read. */
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err);
 
 /* True if the line is empty or only white space. */
@@ -67,6 +68,12 @@ axb_status axb_in_grow(void **arr, int64_t *cap, int64_t n, size_t elem, axb_err
  * AXB_ERR_RANGE with a message "<what> V is outside -90..90" (no location prefix). */
 axb_status axb_in_check_lat(double lat, const char *what, axb_error *err);
 axb_status axb_in_check_lon(double lon, const char *what, axb_error *err);
+/* Every component of a moment tensor (N·m) within ±AXB_MAX_MOMENT, else AXB_ERR_RANGE
+ * "<what> COMP = V N·m exceeds ..." (no location prefix). */
+axb_status axb_in_check_moment(const double m[6], const char *what, axb_error *err);
+/* The total scalar moment of a finite source (Σ M0 of its point sources) within AXB_MAX_MOMENT. */
+axb_status axb_in_check_total_moment(const axb_source_list *l, const char *path, axb_error *err);
+
 /* depth >= 0 (m below the surface). */
 axb_status axb_in_check_depth(double depth, const char *what, axb_error *err);
 

@@ -298,7 +298,7 @@ axb_status axb_read_abaqus_mesh(const char *path, axb_invmesh *out, axb_error *e
                 element_type(t.line, type, sizeof type);
                 if (strcmp(type, "C3D4") != 0)
                     st = axb_in_err_line(&t, AXB_ERR_UNSUPPORTED, err,
-                                         "element type '%s': only tetrahedra (C3D4) are supported", type);
+                                         "element type '%.60s': only tetrahedra (C3D4) are supported", type);
                 block = ELEMENTS;
             }
             continue;
@@ -344,7 +344,7 @@ static axb_status gmsh_header(axb_in_text *t, axb_error *err)
     char *tok[MAXTOK];
     const int nt = axb_in_split(t->line, tok, MAXTOK);
     if (nt < 3 || strcmp(tok[0], "4.1") != 0)
-        return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "Gmsh format '%s': only 4.1 is supported",
+        return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "Gmsh format '%.60s': only 4.1 is supported",
                                nt ? tok[0] : "");
     if (strcmp(tok[1], "0") != 0)
         return axb_in_err_line(t, AXB_ERR_UNSUPPORTED, err, "binary Gmsh file: save it as ASCII");

@@ -37,7 +37,7 @@ static axb_status add(axb_job *job, const char *path, const char *key, const cha
             int first = job->e[i].line;
             free(k);
             free(v);
-            return axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: key '%s' already given on line %d", path, line, key,
+            return axb_error_set(err, AXB_ERR_FORMAT, "%s:%d: key '%.60s' already given on line %d", path, line, key,
                                  first);
         }
     job->e[job->n++] = (axb_job_entry){k, v, line};

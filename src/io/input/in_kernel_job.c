@@ -31,7 +31,7 @@ axb_status axb_kparam_parse(const char *name, axb_kparam *p, axb_error *err)
             *p = (axb_kparam)i;
             return AXB_OK;
         }
-    return axb_error_set(err, AXB_ERR_ARG, "unknown parameter '%s' (known: vp vs rho lambda mu vph vpv vsh vsv eta)",
+    return axb_error_set(err, AXB_ERR_ARG, "unknown parameter '%.60s' (known: vp vs rho lambda mu vph vpv vsh vsv eta)",
                          name ? name : "");
 }
 
@@ -98,7 +98,7 @@ static axb_status check_keys(const kreader *k, const axb_ynode *map, const char 
             const size_t len = strlen(list);
             snprintf(list + len, sizeof list - len, "%s%s", q == known ? "" : ", ", *q);
         }
-        return fail(k, map->klines[i], AXB_ERR_ARG, "unknown key '%s' in %s (known: %s)", map->keys[i], where, list);
+        return fail(k, map->klines[i], AXB_ERR_ARG, "unknown key '%.60s' in %s (known: %s)", map->keys[i], where, list);
     }
     return AXB_OK;
 }
@@ -106,7 +106,7 @@ static axb_status check_keys(const kreader *k, const axb_ynode *map, const char 
 static axb_status want_kind(const kreader *k, const axb_ynode *node, axb_ynode_kind kind, const char *key)
 {
     if (node->kind == kind) return AXB_OK;
-    return fail(k, node->line, AXB_ERR_FORMAT, "key '%s': expected %s, found %s", key, axb_yaml_kind_name(kind),
+    return fail(k, node->line, AXB_ERR_FORMAT, "key '%.60s': expected %s, found %s", key, axb_yaml_kind_name(kind),
                 axb_yaml_kind_name(node->kind));
 }
 
@@ -114,7 +114,7 @@ static axb_status want_kind(const kreader *k, const axb_ynode *node, axb_ynode_k
 static axb_status get_text(const kreader *k, const axb_ynode *node, const char *key, const char **out)
 {
     AXB_TRY(want_kind(k, node, AXB_YNODE_SCALAR, key));
-    if (!node->value[0]) return fail(k, node->line, AXB_ERR_ARG, "key '%s': empty value", key);
+    if (!node->value[0]) return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': empty value", key);
     *out = node->value;
     return AXB_OK;
 }
@@ -124,7 +124,7 @@ static axb_status get_double(const kreader *k, const axb_ynode *node, const char
     const char *s = NULL;
     AXB_TRY(get_text(k, node, key, &s));
     if (!axb_in_parse_double(s, v))
-        return fail(k, node->line, AXB_ERR_ARG, "key '%s': '%s' is not a finite number", key, s);
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': '%.60s' is not a finite number", key, s);
     return AXB_OK;
 }
 
@@ -132,9 +132,10 @@ static axb_status get_int(const kreader *k, const axb_ynode *node, const char *k
 {
     const char *s = NULL;
     AXB_TRY(get_text(k, node, key, &s));
-    if (!axb_in_parse_int64(s, v)) return fail(k, node->line, AXB_ERR_ARG, "key '%s': '%s' is not an integer", key, s);
+    if (!axb_in_parse_int64(s, v))
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': '%.60s' is not an integer", key, s);
     if (*v < lo || *v > hi)
-        return fail(k, node->line, AXB_ERR_ARG, "key '%s': %lld is outside %lld..%lld", key, (long long)*v,
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': %lld is outside %lld..%lld", key, (long long)*v,
                     (long long)lo, (long long)hi);
     return AXB_OK;
 }
@@ -148,7 +149,7 @@ static axb_status get_bool(const kreader *k, const axb_ynode *node, const char *
         if (!strcasecmp(s, yes[i])) return *v = true, AXB_OK;
         if (!strcasecmp(s, no[i])) return *v = false, AXB_OK;
     }
-    return fail(k, node->line, AXB_ERR_ARG, "key '%s': '%s' is not true or false", key, s);
+    return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': '%.60s' is not true or false", key, s);
 }
 
 /* One of @p names (NULL-terminated, case-insensitive); its index in *idx. */
@@ -163,7 +164,7 @@ static axb_status get_choice(const kreader *k, const axb_ynode *node, const char
         const size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s", i ? " or " : "", names[i]);
     }
-    return fail(k, node->line, AXB_ERR_ARG, "key '%s': unknown value '%s' (expected %s)", key, s, list);
+    return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': unknown value '%.60s' (expected %s)", key, s, list);
 }
 
 /* A list of exactly @p n finite numbers. */
@@ -171,7 +172,7 @@ static axb_status get_numbers(const kreader *k, const axb_ynode *node, const cha
 {
     AXB_TRY(want_kind(k, node, AXB_YNODE_SEQ, key));
     if (node->n != n)
-        return fail(k, node->line, AXB_ERR_ARG, "key '%s': expected %d numbers, found %d", key, n, node->n);
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': expected %d numbers, found %d", key, n, node->n);
     for (int i = 0; i < n; i++) AXB_TRY(get_double(k, &node->child[i], key, &v[i]));
     return AXB_OK;
 }
@@ -184,7 +185,7 @@ static axb_status get_path(const kreader *k, const axb_ynode *node, const char *
     const char *dir = s[0] == '/' ? "" : k->dir;
     const int len = snprintf(out, AXB_PATH_MAX, "%s%s", dir, s);
     if (len < 0 || len >= AXB_PATH_MAX)
-        return fail(k, node->line, AXB_ERR_ARG, "key '%s': path longer than %d characters", key, AXB_PATH_MAX - 1);
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': path longer than %d characters", key, AXB_PATH_MAX - 1);
     return AXB_OK;
 }
 
@@ -192,7 +193,7 @@ static axb_status get_path(const kreader *k, const axb_ynode *node, const char *
 static axb_status get_input_path(const kreader *k, const axb_ynode *node, const char *key, char out[AXB_PATH_MAX])
 {
     AXB_TRY(get_path(k, node, key, out));
-    if (access(out, R_OK) != 0) return fail(k, node->line, AXB_ERR_IO, "key '%s': cannot read %s", key, out);
+    if (access(out, R_OK) != 0) return fail(k, node->line, AXB_ERR_IO, "key '%.60s': cannot read %s", key, out);
     return AXB_OK;
 }
 
@@ -201,7 +202,7 @@ static axb_status need(const kreader *k, const axb_ynode *map, const char *key, 
                        const axb_ynode **node)
 {
     *node = axb_yaml_get(map, key, NULL);
-    if (!*node) return fail(k, map->line, AXB_ERR_ARG, "missing key '%s' in %s", key, where);
+    if (!*node) return fail(k, map->line, AXB_ERR_ARG, "missing key '%.60s' in %s", key, where);
     return AXB_OK;
 }
 
@@ -262,7 +263,7 @@ static axb_status find_receiver(const kreader *k, const axb_ynode *node, const a
         for (char *t = strtok_r(buf, ".", &save); t && np < 4; t = strtok_r(NULL, ".", &save)) part[np++] = t;
     }
     if (np != 2 && np != 3)
-        return fail(k, node->line, AXB_ERR_ARG, "key 'receiver': '%s' is not NET.STA or NET.STA.LOC", s);
+        return fail(k, node->line, AXB_ERR_ARG, "key 'receiver': '%.60s' is not NET.STA or NET.STA.LOC", s);
     int64_t found = -1, nfound = 0;
     for (int64_t i = 0; i < job->nreceivers; i++) {
         const axb_receiver *r = &job->receivers[i];
@@ -271,10 +272,10 @@ static axb_status find_receiver(const kreader *k, const axb_ynode *node, const a
         if (found < 0) found = i;
         nfound++;
     }
-    if (nfound == 0) return fail(k, node->line, AXB_ERR_ARG, "key 'receiver': '%s' is not in the receivers file", s);
+    if (nfound == 0) return fail(k, node->line, AXB_ERR_ARG, "key 'receiver': '%.60s' is not in the receivers file", s);
     if (nfound > 1)
         return fail(k, node->line, AXB_ERR_ARG,
-                    "key 'receiver': '%s' names %lld receivers of the receivers file (give NET.STA.LOC)", s,
+                    "key 'receiver': '%.60s' names %lld receivers of the receivers file (give NET.STA.LOC)", s,
                     (long long)nfound);
     *idx = found;
     return AXB_OK;
@@ -356,9 +357,10 @@ static axb_status check_name(const kreader *k, const axb_ynode *node, const char
     for (const char *p = s; ok && *p; p++) ok = isprint((unsigned char)*p) || (unsigned char)*p >= 0x80;
     if (!ok)
         return fail(k, node->line, AXB_ERR_ARG,
-                    "key 'name': '%s' cannot name an HDF5 dataset (no '/', not '.' or '..', printable characters)", s);
+                    "key 'name': '%.60s' cannot name an HDF5 dataset (no '/', not '.' or '..', printable characters)",
+                    s);
     if (len >= sizeof((axb_kernel_def *)NULL)->name)
-        return fail(k, node->line, AXB_ERR_ARG, "key 'name': '%s' is longer than %zu characters", s,
+        return fail(k, node->line, AXB_ERR_ARG, "key 'name': '%.60s' is longer than %zu characters", s,
                     sizeof((axb_kernel_def *)NULL)->name - 1);
     return AXB_OK;
 }
@@ -387,7 +389,7 @@ static axb_status get_filter_values(const kreader *k, const axb_ynode *node, con
         }
     }
     if (!ok)
-        return fail(k, node->line, AXB_ERR_ARG, "key '%s': '%s': expected %s", key, s,
+        return fail(k, node->line, AXB_ERR_ARG, "key '%.60s': '%.60s': expected %s", key, s,
                     n == 1                         ? "a frequency in Hz"
                         : !strcmp(key, "loggabor") ? "PERIOD,WIDTH (s, relative width in (0,1))"
                                                    : "F1,F2 in Hz");
@@ -405,8 +407,8 @@ static axb_status read_filter(const kreader *k, const axb_ynode *kn, const char 
         int line;
         if (!axb_yaml_get(kn, kinds[i], &line)) continue;
         if (which >= 0)
-            return fail(k, line, AXB_ERR_ARG, "key '%s': %s already has a filter ('%s' on line %d): give one", kinds[i],
-                        where, kinds[which], wline);
+            return fail(k, line, AXB_ERR_ARG, "key '%.60s': %s already has a filter ('%.60s' on line %d): give one",
+                        kinds[i], where, kinds[which], wline);
         which = i;
         wline = line;
     }
@@ -427,7 +429,7 @@ static axb_status read_filter(const kreader *k, const axb_ynode *kn, const char 
         f->f1 = x[0];
         f->f2 = x[1];
         if (!(x[0] > 0) || (nval == 2 && !(x[1] > x[0])))
-            return fail(k, v->line, AXB_ERR_ARG, "key '%s': need %s", kinds[which],
+            return fail(k, v->line, AXB_ERR_ARG, "key '%.60s': need %s", kinds[which],
                         nval == 2 ? "0 < F1 < F2" : "a frequency above 0");
     }
     f->order = 4;
@@ -454,7 +456,7 @@ static axb_status read_params(const kreader *k, const axb_ynode *node, uint32_t 
         axb_kparam p;
         if (axb_kparam_parse(s, &p, k->err))
             return axb_error_prefix(k->err, "%s:%d: key 'parameters'", k->path, item->line);
-        if (*mask & (1u << p)) return fail(k, item->line, AXB_ERR_ARG, "key 'parameters': '%s' given twice", s);
+        if (*mask & (1u << p)) return fail(k, item->line, AXB_ERR_ARG, "key 'parameters': '%.60s' given twice", s);
         *mask |= 1u << p;
     }
     return AXB_OK;
@@ -477,9 +479,10 @@ static axb_status read_kernel(const kreader *k, const axb_ynode *kn, int index, 
     AXB_TRY(check_name(k, n, s));
     for (int j = 0; j < index; j++)
         if (!strcmp(job->kernels[j].name, s))
-            return fail(k, n->line, AXB_ERR_ARG, "key 'name': kernel '%s' is already defined on line %d", s, lines[j]);
+            return fail(k, n->line, AXB_ERR_ARG, "key 'name': kernel '%.60s' is already defined on line %d", s,
+                        lines[j]);
     snprintf(d->name, sizeof d->name, "%s", s);
-    snprintf(where, sizeof where, "kernel '%s'", d->name);
+    snprintf(where, sizeof where, "kernel '%.60s'", d->name);
     AXB_TRY(check_keys(k, kn, known, where));
 
     AXB_TRY(need(k, kn, "receiver", where, &n));
@@ -489,7 +492,8 @@ static axb_status read_kernel(const kreader *k, const axb_ynode *kn, int index, 
     AXB_TRY(get_text(k, n, "component", &s));
     const char c = (char)toupper((unsigned char)s[0]);
     if (s[1] || !strchr("ZRTNE", c))
-        return fail(k, n->line, AXB_ERR_ARG, "key 'component': unknown component '%s' (expected Z, R, T, N or E)", s);
+        return fail(k, n->line, AXB_ERR_ARG, "key 'component': unknown component '%.60s' (expected Z, R, T, N or E)",
+                    s);
     d->component = c;
 
     AXB_TRY(read_filter(k, kn, where, &d->filter));

@@ -1,7 +1,10 @@
 /* Pairs files: explicit source–receiver pairs, one per line (docs/file-formats.md).
- *   mt    SRC_LAT SRC_LON DEPTH_M MRR MTT MPP MRT MRP MTP  REC_LAT REC_LON [REC_DEPTH_M] [NET.STA]
- *   force SRC_LAT SRC_LON DEPTH_M FR FT FP                 REC_LAT REC_LON [REC_DEPTH_M] [NET.STA]
- * Latitudes are geocentric already (no conversion), depths in m, moments in N·m, forces in N. */
+ *   mt    SRC_LAT SRC_LON DEPTH_M MRR MTT MPP MRT MRP MTP  REC_LAT REC_LON [REC_DEPTH_M NET.STA]
+ *   force SRC_LAT SRC_LON DEPTH_M FR FT FP                 REC_LAT REC_LON [REC_DEPTH_M NET.STA]
+ * Latitudes are geocentric already (no conversion), depths in m, moments in N·m, forces in N.
+ * A row has exactly 12 or 14 fields (mt), 9 or 11 (force): the receiver tail comes whole, '-'
+ * standing for a value not given. With a tail of one field a row missing a moment would read the
+ * next numbers as the receiver and still have a valid count. */
 #include "in_internal.h"
 
 #include <inttypes.h>
@@ -24,11 +27,12 @@ static axb_status parse_code(const axb_in_text *t, int field, const char *tok, a
     const char *dot = strchr(tok, '.');
     size_t nnet = dot ? (size_t)(dot - tok) : 0;
     size_t nsta = dot ? strlen(dot + 1) : 0;
-    if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0)
+    bool ascii = true; /* codes name datasets and traces in the outputs */
+    for (const char *c = tok; *c; c++) ascii = ascii && *c > 0x20 && *c < 0x7F;
+    if (!dot || strchr(dot + 1, '.') || nnet == 0 || nsta == 0 || !ascii)
         return axb_in_err_line(t, AXB_ERR_FORMAT, err,
-                               "field %d (REC_DEPTH_M or NET.STA): '%.80s' is neither a number nor a "
-                               "NET.STA code",
-                               field, tok);
+                               "field %d (NET.STA): '%.80s' is not a NET.STA code (one '.', printable ASCII)", field,
+                               tok);
     if (nnet >= sizeof rec->network || nsta >= sizeof rec->station)
         return axb_in_err_line(t, AXB_ERR_RANGE, err,
                                "field %d (NET.STA): '%.80s': network codes may have at most %zu and "
@@ -71,6 +75,8 @@ static axb_status check_depth(const axb_in_text *t, int field, const char *name,
     return st;
 }
 
+/* @p ntok is the line's count of fields; only the first MAX_TOKENS are in @p tok, and a line
+ * with more is refused by its count before any of them is read. */
 static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pair *p, axb_error *err)
 {
     const bool mt = !strcmp(tok[0], "mt");
@@ -80,9 +86,11 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
     const char *const *names = mt ? MT_NAMES : FORCE_NAMES;
     const int ncomp = mt ? 6 : 3;
     const int nreq = 4 + ncomp + 2; /* kind, 3 source coordinates, components, 2 receiver coords */
-    if (ntok < nreq || ntok > nreq + 2)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "'%s' line needs %d to %d fields, found %d", tok[0], nreq,
-                               nreq + 2, ntok);
+    if (ntok != nreq && ntok != nreq + 2)
+        return axb_in_err_line(t, AXB_ERR_FORMAT, err,
+                               "'%s' row needs %d fields, or %d with REC_DEPTH_M NET.STA ('-' for either not "
+                               "given), found %d",
+                               tok[0], nreq, nreq + 2, ntok);
     double v[MAX_TOKENS];
     for (int i = 1; i < nreq; i++) AXB_TRY(axb_in_field_double(t, i + 1, names[i], tok[i], &v[i], err));
 
@@ -101,6 +109,10 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
         else
             s->f[c] = v[4 + c];
     }
+    for (int c = 0; c < ncomp; c++)
+        if (fabs(v[4 + c]) > AXB_MAX_MOMENT)
+            return axb_in_err_line(t, AXB_ERR_RANGE, err, "field %d (%s): %g %s exceeds %g %s (non-physical)", 5 + c,
+                                   names[4 + c], v[4 + c], mt ? "N·m" : "N", AXB_MAX_MOMENT, mt ? "N·m" : "N");
     const int irl = 4 + ncomp; /* index of REC_LAT */
     AXB_TRY(check_coord(t, irl + 1, names[irl], v[irl], true, err));
     AXB_TRY(check_coord(t, irl + 2, names[irl + 1], v[irl + 1], false, err));
@@ -109,22 +121,20 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
     r->depth = NAN;
     snprintf(s->name, sizeof s->name, "line_%" PRId64, t->lineno);
 
-    /* Optional tail: [REC_DEPTH_M] [NET.STA]; a number is the depth, anything else the code. */
+    /* The tail: REC_DEPTH_M NET.STA, each '-' when not given. */
     bool have_code = false;
-    int i = nreq;
-    if (i < ntok && axb_in_parse_double(tok[i], &v[i])) {
-        AXB_TRY(check_depth(t, i + 1, "REC_DEPTH_M", v[i], err));
-        r->depth = v[i];
-        i++;
+    if (ntok == nreq + 2) {
+        const int id = nreq, ic = nreq + 1;
+        if (strcmp(tok[id], "-")) {
+            if (!axb_in_parse_double(tok[id], &v[id])) return axb_in_err_number(t, id + 1, "REC_DEPTH_M", tok[id], err);
+            AXB_TRY(check_depth(t, id + 1, "REC_DEPTH_M", v[id], err));
+            r->depth = v[id];
+        }
+        if (strcmp(tok[ic], "-")) {
+            AXB_TRY(parse_code(t, ic + 1, tok[ic], r, err));
+            have_code = true;
+        }
     }
-    if (i < ntok) {
-        AXB_TRY(parse_code(t, i + 1, tok[i], r, err));
-        have_code = true;
-        i++;
-    }
-    if (i < ntok)
-        return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d: unexpected '%.40s' after the receiver code", i + 1,
-                               tok[i]);
     if (!have_code) default_code(t->lineno, r);
     return AXB_OK;
 }
@@ -145,10 +155,6 @@ axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
         char *tok[MAX_TOKENS];
         int ntok = axb_in_split(t.line, tok, MAX_TOKENS);
         if (ntok == 0) continue;
-        if (ntok > MAX_TOKENS) {
-            st = axb_in_err_line(&t, AXB_ERR_FORMAT, err, "%d fields, at most %d expected", ntok, MAX_TOKENS);
-            goto fail;
-        }
         AXB_TRY_GOTO(st, axb_in_grow((void **)&out->pair, &cap, out->n, sizeof *out->pair, err), fail);
         AXB_TRY_GOTO(st, parse_line(&t, tok, ntok, &out->pair[out->n], err), fail);
         out->n++;

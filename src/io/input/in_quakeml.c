@@ -95,6 +95,7 @@ static axb_status read_event(const char *path, const xmlNode *event, int64_t ind
     AXB_TRY(axb_xml_text(path, tn, text, sizeof text, err));
     AXB_TRY_CTX(err, axb_time_parse(text, &s->origin_time, err), "%s:%ld: <time>", path, xmlGetLineNo(tn));
     for (int c = 0; c < 6; c++) AXB_TRY(value(path, tensor, TENSOR[c], &s->m[c], err));
+    AXB_TRY_CTX(err, axb_in_check_moment(s->m, "<tensor>", err), "%s:%ld", path, xmlGetLineNo(tensor));
     event_name(event, index, s->name, sizeof s->name);
     return AXB_OK;
 }

@@ -61,6 +61,10 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
     AXB_TRY(in_range(t, axb_in_check_lon(v[P_LON], "field 1 (LON)", err), err));
     AXB_TRY(in_range(t, axb_in_check_depth(v[P_DEP], "field 3 (DEP)", err), err));
     if (v[P_AREA] < 0) return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 6 (AREA): %g is negative", v[P_AREA]);
+    /* as the .param reader: rupture times count from the origin */
+    if (v[P_TINIT] < 0)
+        return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 7 (TINIT): negative rupture time %g is not supported",
+                               v[P_TINIT]);
     p->lon = v[P_LON];
     p->lat = v[P_LAT];
     p->depth = v[P_DEP];
@@ -84,7 +88,7 @@ static axb_status read_point_header(axb_in_text *t, int64_t ip, int64_t np, srf_
         double nt = v[ins];
         /* Instaseis reads the counts as floats and truncates; a fraction is a damaged file here. */
         if (nt < 0 || nt != floor(nt) || nt > 1e12)
-            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%s' is not a sample count", ins + 1,
+            return axb_in_err_line(t, AXB_ERR_FORMAT, err, "field %d (%s): '%.60s' is not a sample count", ins + 1,
                                    S_NAMES[ins], tok[ins]);
         p->nt[c] = (int64_t)nt;
         p->slip[c] = v[ins - 1];
@@ -153,6 +157,8 @@ static axb_status add_source(axb_source_list *out, int64_t *cap, const srf_point
     const double area = p->area * 1e-4, slip = p->slip[comp] * 1e-2;
     const double m0 = area * DEFAULT_MU * slip;
     AXB_CHECK(err, m0 >= 0, AXB_ERR_RANGE, "point %" PRId64 ": negative slip %g cm", ip, p->slip[comp]);
+    AXB_CHECK(err, m0 <= AXB_MAX_MOMENT, AXB_ERR_RANGE,
+              "point %" PRId64 ": moment %g N·m (AREA · 32 GPa · SLIP) exceeds %g N·m", ip, m0, AXB_MAX_MOMENT);
     axb_moment_from_strike_dip_rake(p->strike, p->dip, p->rake, m0, s->m);
     if (normalize) AXB_TRY_CTX(err, axb_source_normalize_sliprate(s, err), "point %" PRId64, ip);
     return AXB_OK;
@@ -206,7 +212,7 @@ static axb_status read_all(axb_in_text *t, bool normalize, axb_source_list *out,
                                    np);
     }
     AXB_CHECK(err, out->n > 0, AXB_ERR_FORMAT, "%s: none of the %" PRId64 " points has slip", t->path, np);
-    return AXB_OK;
+    return axb_in_check_total_moment(out, t->path, err);
 }
 
 axb_status axb_read_srf(const char *path, bool normalize, axb_source_list *out, axb_error *err)

@@ -24,22 +24,51 @@ void axb_in_text_close(axb_in_text *t)
     *t = (axb_in_text){0};
 }
 
+/* Text lines are short in every format read here; a longer one is a binary or endless stream
+ * (/dev/zero, a mistyped path to a data file) that getline would take into memory whole. */
+#define MAX_LINE (1 << 20)
+
+static axb_status grow_line(axb_in_text *t, size_t need, axb_error *err)
+{
+    if (need <= t->cap) return AXB_OK;
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    while (cap < need) cap *= 2;
+    char *p = realloc(t->line, cap);
+    AXB_CHECK(err, p, AXB_ERR_NOMEM, "%s:%" PRId64 ": out of memory for a line", t->path, t->lineno + 1);
+    t->line = p;
+    t->cap = cap;
+    return AXB_OK;
+}
+
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err)
 {
+    size_t n = 0;
+    int c;
     errno = 0;
-    ssize_t n = getline(&t->line, &t->cap, t->fp);
-    if (n < 0) {
-        /* getline reports both the end of the file and a read error with -1. */
+    while ((c = getc_unlocked(t->fp)) != EOF) {
+        AXB_CHECK(err, c != '\0', AXB_ERR_FORMAT, "%s:%" PRId64 ": NUL byte in the line: a binary file, not text",
+                  t->path, t->lineno + 1);
+        AXB_CHECK(err, n < MAX_LINE, AXB_ERR_FORMAT,
+                  "%s:%" PRId64 ": line longer than %d bytes: a binary file or stream, not text", t->path,
+                  t->lineno + 1, MAX_LINE);
+        AXB_TRY(grow_line(t, n + 2, err));
+        t->line[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    if (c == EOF) {
+        /* EOF stands for both the end of the file and a read error. */
         AXB_CHECK(err, !ferror(t->fp), AXB_ERR_IO, "%s:%" PRId64 ": read error: %s", t->path, t->lineno + 1,
                   strerror(errno ? errno : EIO));
-        if (t->line) t->line[0] = '\0';
-        *eof = true;
-        return AXB_OK;
+        if (n == 0) {
+            if (t->line) t->line[0] = '\0';
+            *eof = true;
+            return AXB_OK;
+        }
     }
+    AXB_TRY(grow_line(t, n + 1, err));
+    t->line[n] = '\0';
     t->lineno++;
     *eof = false;
-    AXB_CHECK(err, strlen(t->line) == (size_t)n, AXB_ERR_FORMAT,
-              "%s:%" PRId64 ": NUL byte in the line: a binary file, not text", t->path, t->lineno);
     while (n > 0 && (t->line[n - 1] == '\n' || t->line[n - 1] == '\r')) t->line[--n] = '\0';
     return AXB_OK;
 }

@@ -67,6 +67,9 @@ static axb_status add_point(const axb_in_text *t, char **tok, const param_opts *
                                "the sliprate; use more samples",
                                v[U_TRIS] + v[U_TFAL], o->npts, o->dt);
     if (v[U_MO] < 0) return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 11 (mo): negative moment %g", v[U_MO]);
+    if (v[U_MO] * 1e-7 > AXB_MAX_MOMENT)
+        return axb_in_err_line(t, AXB_ERR_RANGE, err, "field 11 (mo): moment %g dyne·cm exceeds %g N·m", v[U_MO],
+                               AXB_MAX_MOMENT);
     double trise = v[U_TRIS] < o->trise_min ? o->trise_min : v[U_TRIS];
     double tfall = v[U_TFAL] < o->trise_min ? o->trise_min : v[U_TFAL];
     if (!(trise > 0 && tfall > 0))
@@ -127,7 +130,7 @@ static axb_status read_all(axb_in_text *t, const param_opts *o, axb_source_list 
         }
     }
     AXB_CHECK(err, out->n > 0, AXB_ERR_FORMAT, "%s: no point sources found in the file", t->path);
-    return AXB_OK;
+    return axb_in_check_total_moment(out, t->path, err);
 }
 
 axb_status axb_read_usgs_param(const char *path, int64_t npts, double dt, double trise_min, axb_source_list *out,

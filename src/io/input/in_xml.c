@@ -9,6 +9,15 @@
 
 #include "in_internal.h"
 
+/* libxml2 writes some errors (failed encoding conversions of a declared encoding) straight to
+ * stderr through its generic handler, whatever the parser options say; axibulk reports the
+ * parser's last error itself, in one line. */
+static void silent(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 axb_status axb_xml_read(const char *path, xmlDocPtr *doc, axb_error *err)
 {
     *doc = NULL;
@@ -21,7 +30,12 @@ axb_status axb_xml_read(const char *path, xmlDocPtr *doc, axb_error *err)
     /* NONET: never fetch external DTDs or entities; no NOENT, so entities are not expanded.
      * BIG_LINES: correct line numbers past 65535 in messages. */
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    /* the handler is libxml2's per-thread state: set for this call only, then put back */
+    xmlGenericErrorFunc old = xmlGenericError;
+    void *old_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, silent);
     *doc = xmlCtxtReadFile(ctxt, path, NULL, options);
+    xmlSetGenericErrorFunc(old_ctx, old);
     axb_status st = AXB_OK;
     if (!*doc) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);

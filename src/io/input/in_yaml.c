@@ -119,8 +119,8 @@ static axb_status parse_children(yreader *r, axb_ynode *out, int depth)
                 const char *k = (const char *)ev.data.scalar.value;
                 for (int i = 0; i < out->n && !st; i++)
                     if (axb_yaml_key_eq(out->keys[i], k))
-                        st = axb_error_set(r->err, AXB_ERR_FORMAT, "%s:%d: key '%s' already given on line %d", r->path,
-                                           kline, k, out->klines[i]);
+                        st = axb_error_set(r->err, AXB_ERR_FORMAT, "%s:%d: key '%.60s' already given on line %d",
+                                           r->path, kline, k, out->klines[i]);
                 if (!st && !(key = strdup(k))) st = axb_error_set(r->err, AXB_ERR_NOMEM, "%s", r->path);
             }
             yaml_event_delete(&ev);
