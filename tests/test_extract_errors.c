@@ -74,8 +74,13 @@ int main(int argc, char **argv)
     CHECK_CONTAINS(&T, err.msg, "source too shallow");
     axb_receiver buried = far;
     buried.depth = 1500e3;
-    CHECK(&T, try_pair(fwd, "Z", 0, &mt, &buried, &err) == AXB_ERR_RANGE);
+    axb_source at_db = mt; /* the forward database's own source depth */
+    at_db.depth = 25e3;
+    CHECK(&T, try_pair(fwd, "Z", 0, &at_db, &buried, &err) == AXB_ERR_RANGE);
     CHECK_CONTAINS(&T, err.msg, "receiver too deep");
+    /* a source elsewhere would get the database depth's seismogram (issue #19) */
+    CHECK(&T, try_pair(fwd, "Z", 0, &mt, &far, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(&T, err.msg, "the forward database's source is at 25.0 km depth; this source is at 10.0 km");
     CHECK(&T, try_pair(pz, "ZN", 0, &mt, &far, &err) == AXB_ERR_RANGE);
     CHECK_CONTAINS(&T, err.msg, "component N needs the PX simulation");
     CHECK(&T, try_pair(bwd, "ZX", 0, &mt, &far, &err) == AXB_ERR_ARG);
@@ -106,9 +111,59 @@ int main(int argc, char **argv)
     char *av[] = {"axibulk", "extract", "--db", bwd, "--pairs", pairs, "-o", out, "-q"};
     FILE *devnull = fopen("/dev/null", "w");
     int rc = axb_cli_run(9, av, MPI_COMM_WORLD, devnull, devnull);
-    fclose(devnull);
     CHECK(&T, rc == AXB_EXIT_INPUT);
     CHECK(&T, access(out, 0) != 0);
+
+    /* every refusal comes before the output exists: no .partial in the way of the corrected rerun,
+     * and the message names the row's source and receiver (issue #19) */
+    char partial[720], good[700], deep_pairs[700];
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    snprintf(good, sizeof good, "%s/good.txt", root);
+    snprintf(deep_pairs, sizeof deep_pairs, "%s/deep.txt", root);
+    if (T.rank == 0) {
+        FILE *f = fopen(good, "w");
+        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\n", f);
+        fclose(f);
+        f = fopen(deep_pairs, "w");
+        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\nmt 0 0 3000000 1e18 0 -1e18 0 0 0  0 20 0 XX.DEEP\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    const char *const cases[][4] = {
+        {"--pairs", deep_pairs, NULL, NULL},
+        {"--pairs", good, "--lowpass", "0"},
+        {"--filter-order", "0", "--lowpass", "0.01"},
+        {"--pairs", good, "--bandpass", "0.05,0.01"},
+        {"--pairs", good, "--loggabor", "100,1.5"},
+        {"--pairs", good, "--batch-mb", "1000000000000"},
+        {"--pairs", good, "--dt", "0"},
+        {"--pairs", good, "--components", ""},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *bv[16] = {"axibulk", "extract", "--db", bwd, "-o", out, "-q"};
+        int n = 7;
+        if (k == 2) bv[n++] = "--pairs", bv[n++] = good;
+        for (int i = 0; i < 4 && cases[k][i]; i++) bv[n++] = (char *)cases[k][i];
+        if (k == 5) bv[n++] = "--lowpass", bv[n++] = "0.01"; /* a filter that would be fine */
+        FILE *ef = tmpfile();
+        rc = axb_cli_run(n, bv, MPI_COMM_WORLD, devnull, ef);
+        char msg[1024] = "";
+        rewind(ef);
+        size_t got = fread(msg, 1, sizeof msg - 1, ef);
+        msg[got] = '\0';
+        fclose(ef);
+        int len = (int)strlen(msg), total = 0;
+        MPI_Allreduce(&len, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK_MSG(&T, rc == AXB_EXIT_INPUT, "case %zu: exit %d", k, rc);
+        CHECK_MSG(&T, access(partial, 0) != 0 && access(out, 0) != 0, "case %zu left an output", k);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (T.rank == 0) unlink(out), unlink(partial);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_MSG(&T, total > 0, "case %zu: no message", k);
+        if (k == 0 && msg[0])
+            CHECK_CONTAINS(&T, msg, "row 1 (source 1 'line_2', receiver 1 'XX.DEEP'): source too deep");
+    }
+    fclose(devnull);
 
     test_remove_dir(MPI_COMM_WORLD, root);
     return test_finish_mpi(&T);

@@ -37,7 +37,9 @@ typedef enum axb_status {
     AXB_ERR_MPI,         /**< an MPI call failed */
     AXB_ERR_NOMEM,       /**< out of memory */
     AXB_ERR_REMOTE,      /**< another MPI rank failed; its message is reported there */
-    AXB_ERR_INTERNAL     /**< a bug in axibulk */
+    AXB_ERR_INTERNAL,    /**< a bug in axibulk */
+    AXB_ERR_RESOURCE     /**< the machine ran out of something while running (disk space, quota) or its
+                              storage failed (I/O error): the same command may succeed elsewhere */
 } axb_status;
 
 /** Longest message an ::axb_error keeps (longer ones are truncated with "..."). */

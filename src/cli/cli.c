@@ -66,6 +66,7 @@ static int exit_code(axb_status st)
     switch (st) {
     case AXB_OK: return 0;
     case AXB_ERR_NOMEM:
+    case AXB_ERR_RESOURCE:
     case AXB_ERR_MPI:
     case AXB_ERR_HDF5:
     case AXB_ERR_INTERNAL: return AXB_EXIT_FAILURE;

@@ -1,8 +1,11 @@
 /* `axibulk extract`: options (command line over YAML job file), input files, and a summary; the
  * work itself is axb_extract_job_run. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "axibulk/extract_job.h"
 #include "axibulk/inputs.h"
@@ -251,19 +254,27 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     job->fftw_wisdom = a->wisdom;
     axb_extract_opts o = AXB_EXTRACT_OPTS_DEFAULT;
     if (a->components) {
+        AXB_CHECK(err, a->components[0], AXB_ERR_ARG, "--components '': give one to five of Z, N, E, R, T");
         AXB_CHECK(err, strlen(a->components) < sizeof o.components, AXB_ERR_ARG,
                   "--components '%s': at most five of Z, N, E, R, T", a->components);
         snprintf(o.components, sizeof o.components, "%s", a->components);
     }
     if (a->kind) AXB_TRY(axb_quantity_parse(a->kind, &o.quantity, err));
-    AXB_CHECK(err, a->dt >= 0, AXB_ERR_ARG, "--dt must be bigger than 0");
-    o.dt = a->dt;
+    /* NAN: not given (the database's dt); a given one must be a real interval, 0 included */
+    AXB_CHECK(err, isnan(a->dt) || (a->dt > 0 && isfinite(a->dt)), AXB_ERR_ARG, "--dt %g: must be bigger than 0",
+              a->dt);
+    o.dt = isnan(a->dt) ? 0 : a->dt;
     AXB_CHECK(err, a->kernelwidth >= 1 && a->kernelwidth <= 1000, AXB_ERR_ARG, "--kernelwidth %ld: must be 1..1000",
               a->kernelwidth);
     o.kernelwidth = (int)a->kernelwidth;
-    AXB_CHECK(err, a->batch_mb >= 1, AXB_ERR_ARG, "--batch-mb %ld: must be positive", a->batch_mb);
+    /* memory budgets beyond the node's memory would fail only once the output exists */
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    const long node_mb = pages > 0 && page > 0 ? (long)((double)pages * (double)page / 1e6) : LONG_MAX;
+    AXB_CHECK(err, a->batch_mb >= 1 && a->batch_mb <= node_mb, AXB_ERR_ARG,
+              "--batch-mb %ld: give 1 to %ld (this node's memory in MB)", a->batch_mb, node_mb);
     o.batch_mb = a->batch_mb;
-    AXB_CHECK(err, a->cache_mb >= 0, AXB_ERR_ARG, "--cache-mb %ld: must be 0 or positive", a->cache_mb);
+    AXB_CHECK(err, a->cache_mb >= 0 && a->cache_mb <= node_mb, AXB_ERR_ARG,
+              "--cache-mb %ld: give 0 to %ld (this node's memory in MB)", a->cache_mb, node_mb);
     o.cache_mb = a->cache_mb;
     o.reconvolve_stf = a->reconvolve || a->finite || a->finite_list;
     o.remove_source_shift = !a->no_remove_shift && !o.reconvolve_stf;
@@ -281,6 +292,7 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
 axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_error *err)
 {
     extract_args a = {0};
+    a.dt = NAN;
     a.kernelwidth = 12;
     a.batch_mb = 256;
     a.cache_mb = 256;

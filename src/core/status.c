@@ -19,6 +19,7 @@ const char *axb_strerror(axb_status code)
     case AXB_ERR_NOMEM: return "out of memory";
     case AXB_ERR_REMOTE: return "failed on another MPI rank";
     case AXB_ERR_INTERNAL: return "internal error";
+    case AXB_ERR_RESOURCE: return "out of disk space or storage failure";
     }
     return "unknown error";
 }

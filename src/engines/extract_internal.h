@@ -46,6 +46,9 @@ typedef struct axb_loc {
     double s, z, phi;
 } axb_loc;
 
+/* The checks of a pair against the database (kinds, positions, depths, distance) without locating
+ * it: what a job verifies for every row before it creates its output. */
+axb_status axb_extract_check_pair(const axb_extract_plan *p, const axb_pair_ref *pair, axb_error *err);
 axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err);
 
 /* Per-element derived fields, computed lazily for the element whose block is given. */

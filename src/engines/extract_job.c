@@ -164,6 +164,28 @@ static void job_words(const axb_job_ctx *c, char *buf, size_t size)
              (unsigned long long)hd, filter, (unsigned long long)hs);
 }
 
+/* Every row checked against the database before anything is created (each rank a share, then
+ * the agreement), so a bad row never leaves an empty PATH.partial in the way of the corrected
+ * rerun. The message names the row's source and receiver as the inputs name them. */
+static axb_status check_rows(const axb_job_ctx *c, axb_error *err)
+{
+    const axb_job_rows *t = &c->rows;
+    const int64_t lo = t->nrows * c->rank / c->size, hi = t->nrows * (c->rank + 1) / c->size;
+    axb_status st = AXB_OK;
+    for (int64_t r = lo; r < hi && st == AXB_OK; r++) {
+        const axb_source *src = &t->sources[t->row_source[r]];
+        const axb_receiver *rec = &t->receivers[t->row_receiver[r]];
+        const axb_pair_ref ref = {src, rec};
+        st = axb_extract_check_pair(c->plan, &ref, err);
+        if (st != AXB_OK)
+            axb_error_prefix(err, "row %lld (source %lld%s%.64s%s, receiver %lld%s%s%s%s%s)", (long long)r,
+                             (long long)t->row_source[r], src->name[0] ? " '" : "", src->name, src->name[0] ? "'" : "",
+                             (long long)t->row_receiver[r], rec->station[0] ? " '" : "", rec->network,
+                             rec->network[0] ? "." : "", rec->station, rec->station[0] ? "'" : "");
+    }
+    return axb_agree(c->comm, st, err);
+}
+
 /* PATH.partial created, or reopened with the rows already on disk in c->done. */
 static axb_status open_output(axb_job_ctx *c, axb_error *err)
 {
@@ -260,8 +282,10 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
     const double t0 = axb_wall_seconds();
     axb_job_ctx c;
     axb_status st = job_open(comm, job, progress, &c, err);
-    if (st == AXB_OK) st = open_output(&c, err);
+    /* everything that can be refused is checked before the output exists */
+    if (st == AXB_OK) st = check_rows(&c, err);
     if (st == AXB_OK) st = make_filter(&c, err);
+    if (st == AXB_OK) st = open_output(&c, err);
     if (st == AXB_OK) st = job->subfaults ? axb_extract_faults(&c, err) : axb_extract_partitioned(&c, err);
     /* everything that can fail comes before the output is published: a failed run never leaves
      * a complete-looking file */

@@ -52,7 +52,20 @@ static axb_status check_receiver_depth(const axb_db_info *in, const axb_receiver
     return AXB_OK;
 }
 
-axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err)
+/* A forward database holds the wavefield of sources at the one depth its header names: a source
+ * elsewhere would silently get that depth's seismogram (Instaseis warns and does so), so it is
+ * refused unless the depths agree within a metre. A source without a depth is at the database's. */
+static axb_status check_source_depth(const axb_db_info *in, const axb_source *src, axb_error *err)
+{
+    if (isnan(src->depth)) return AXB_OK;
+    AXB_CHECK(err, fabs(src->depth - in->source_depth) <= 1.0, AXB_ERR_UNSUPPORTED,
+              "the forward database's source is at %.1f km depth; this source is at %.1f km: a forward database "
+              "serves sources at its own depth only",
+              in->source_depth / 1e3, src->depth / 1e3);
+    return AXB_OK;
+}
+
+axb_status axb_extract_check_pair(const axb_extract_plan *p, const axb_pair_ref *pair, axb_error *err)
 {
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
@@ -65,21 +78,32 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
     }
     AXB_TRY(check_position(src->lat, src->lon, "source", err));
     AXB_TRY(check_position(rec->lat, rec->lon, "receiver", err));
-    const bool recip = in->kind == AXB_DB_RECIPROCAL;
-    /* Reciprocal databases put the receiver at the pole (at their depth) and the source in the
-     * mesh; forward databases the reverse (their source depth is fixed). */
-    double alat, alon, adepth, blat, blon;
-    if (recip) {
+    if (in->kind == AXB_DB_RECIPROCAL) {
         AXB_TRY(check_receiver_depth(in, rec, err));
         AXB_TRY(check_radius(in, src->depth, "source", err));
-        alat = src->lat, alon = src->lon, adepth = src->depth, blat = rec->lat, blon = rec->lon;
     } else {
+        AXB_TRY(check_source_depth(in, src, err));
         AXB_TRY(check_radius(in, rec->depth, "receiver", err));
-        alat = rec->lat, alon = rec->lon, adepth = rec->depth, blat = src->lat, blon = src->lon;
     }
     const double dist = axb_geo_distance_deg(src->lat, src->lon, rec->lat, rec->lon);
     AXB_CHECK(err, dist >= in->min_d && dist <= in->max_d, AXB_ERR_RANGE,
               "epicentral distance %.3f deg is outside the database's %.1f..%.1f deg", dist, in->min_d, in->max_d);
+    return AXB_OK;
+}
+
+axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pair, axb_loc *loc, axb_error *err)
+{
+    const axb_db_info *in = p->info;
+    const axb_source *src = pair->src;
+    const axb_receiver *rec = pair->rec;
+    AXB_TRY(axb_extract_check_pair(p, pair, err));
+    /* Reciprocal databases put the receiver at the pole (at their depth) and the source in the
+     * mesh; forward databases the reverse (their source depth is fixed). */
+    double alat, alon, adepth, blat, blon;
+    if (in->kind == AXB_DB_RECIPROCAL)
+        alat = src->lat, alon = src->lon, adepth = src->depth, blat = rec->lat, blon = rec->lon;
+    else
+        alat = rec->lat, alon = rec->lon, adepth = rec->depth, blat = src->lat, blon = src->lon;
     double xyz[3];
     axb_geo_cartesian(alat, alon, radius_of(in, adepth), xyz);
     axb_geo_rotate_frame(xyz, blon, 90.0 - blat, &loc->s, &loc->z, &loc->phi);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "axibulk/repack.h"
@@ -209,6 +210,36 @@ static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, c
     return AXB_OK;
 }
 
+/* Rank 0: room for the planned files (both layouts at once for --layout merged) in the folder
+ * that will hold DIR. A disk that fills up while the ranks define or extend the files in HDF5's
+ * collective calls can fail one rank inside a call the others are still in, which no agreement
+ * can undo: so the space is asked for before anything is written. */
+static axb_status check_space(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *dir, axb_error *err)
+{
+    char parent[AXB_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == parent)
+        parent[1] = '\0';
+    else
+        *slash = '\0';
+    struct statvfs vfs;
+    if (statvfs(parent, &vfs) != 0) return AXB_OK; /* the folder's own errors come with its creation */
+    double need = (double)p->total_bytes;
+    if (o->layout == AXB_LAYOUT_MERGED) {
+        const double np1 = p->npol + 1;
+        need += (double)p->total_bytes / (double)p->npoints * (double)p->nelem * np1 * np1;
+    }
+    need = need * 1.02 + 16.0 * (1 << 20);
+    const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
+    AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
+              "%s: not enough free disk: the database needs up to %.3f GB, %.3f GB are free in %s", dir, need / 1e9,
+              have / 1e9, parent);
+    return AXB_OK;
+}
+
 /* Rank 0: the published database's size. */
 static int64_t database_bytes(const axb_mkdb_plan *p, const char *dir)
 {
@@ -358,6 +389,7 @@ axb_status axb_mkdb_run(MPI_Comm comm, const axb_mkdb_opts *o, FILE *progress, a
     dir[n] = '\0';
     FILE *out = rank == 0 && o->progress ? progress : NULL;
     if (out) report_plan(out, o, p, size);
+    AXB_TRY(axb_agree(comm, rank == 0 ? check_space(o, p, dir, err) : AXB_OK, err));
 
     if (o->layout == AXB_LAYOUT_MERGED)
         AXB_TRY(write_merged(comm, rank, o, p, dir, out, &res->bytes_written, err));

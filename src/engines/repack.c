@@ -72,7 +72,7 @@ static axb_status prepare_new(const repack_job *j, axb_error *err)
     const double need = (double)j->nelem * (double)j->block_bytes * 1.02 + 64.0 * (1 << 20);
     if (statvfs(j->o->dst, &vfs) == 0) {
         const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
-        AXB_CHECK(err, have >= need, AXB_ERR_IO,
+        AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
                   "%s: not enough free disk: the merged file needs up to %.2f GB, %.2f GB are free", j->o->dst,
                   need / 1e9, have / 1e9);
     }

@@ -7,7 +7,7 @@
 # Without options it runs 2 s (the ctest); give e.g. -runs=1000000 for a long run.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bin=$(cd "$1" 2>/dev/null && pwd)/fuzz_$2
+bin=$1/fuzz_$2
 target=$2
 data=${3:-}
 shift 3 || shift $#

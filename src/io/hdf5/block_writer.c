@@ -105,7 +105,9 @@ static int pwrite_all(int fd, const unsigned char *p, int64_t off, int64_t len)
 
 static axb_status write_failed(const axb_block_writer *f, int64_t off, int64_t len, int e, axb_error *err)
 {
-    return axb_error_set(err, AXB_ERR_IO, "%s: write of %lld bytes at offset %lld: %s", f->path, (long long)len,
+    /* a full disk or a failing device is the machine's, not the input's (docs/cli.md, exit status) */
+    const axb_status code = e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG ? AXB_ERR_RESOURCE : AXB_ERR_IO;
+    return axb_error_set(err, code, "%s: write of %lld bytes at offset %lld: %s", f->path, (long long)len,
                          (long long)off, strerror(e));
 }
 

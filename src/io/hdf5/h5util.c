@@ -43,6 +43,18 @@ axb_status axb_h5_error(axb_error *err, const char *fmt, ...)
     vsnprintf(ctx, sizeof ctx, fmt, ap);
     va_end(ap);
     axb_h5_last_error(why, sizeof why);
+    /* HDF5's file drivers put the system's own reason into a long description ("file write
+     * failed: time = ..., errno = 28, error message = 'No space left on device', ..."): that
+     * reason is what the user needs, and a full disk is the machine's failure, not the input's */
+    const char *e = strstr(why, "errno = "), *m = strstr(why, "error message = '");
+    if (e && m) {
+        const int code = atoi(e + 8);
+        const char *q = strchr(m + 17, '\'');
+        const int len = q ? (int)(q - (m + 17)) : (int)strlen(m + 17);
+        const axb_status st =
+            code == ENOSPC || code == EDQUOT || code == EIO || code == EFBIG ? AXB_ERR_RESOURCE : AXB_ERR_HDF5;
+        return axb_error_set(err, st, "%s: %.*s", ctx, len, m + 17);
+    }
     return axb_error_set(err, AXB_ERR_HDF5, "%s: %s", ctx, why);
 }
 

@@ -410,9 +410,11 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
                      (long long)rows[j - 1]);
             return axb_mpi_error(err, rc, what);
         }
-        if (count != (int)bytes)
-            return axb_error_set(err, AXB_ERR_IO, "dataset 'seismograms': writing rows %lld..%lld failed: short write",
-                                 (long long)rows[k], (long long)rows[j - 1]);
+        if (count != (int)bytes) /* MPI-IO reports a full disk as a short write */
+            return axb_error_set(err, AXB_ERR_RESOURCE,
+                                 "dataset 'seismograms': writing rows %lld..%lld: only %d of %lld bytes written "
+                                 "(disk full?)",
+                                 (long long)rows[k], (long long)rows[j - 1], count, (long long)bytes);
         p += bytes;
         k = j;
     }

@@ -87,9 +87,11 @@ axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, 
     if (rc >= 0) rc = H5Dwrite(dset, memtype, mspace, fspace, o->dxpl_coll, buf);
     axb_status st = AXB_OK;
     if (rc < 0) {
+        /* the reason first: any later HDF5 call clears HDF5's error stack */
+        st = axb_h5_error(err, "cannot write");
         char name[256] = "?";
         H5Iget_name(dset, name, sizeof name);
-        st = axb_h5_error(err, "cannot write dataset '%s'", name);
+        axb_error_prefix(err, "dataset '%s'", name);
     }
     if (mspace >= 0) H5Sclose(mspace);
     if (fspace >= 0) H5Sclose(fspace);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,18 @@ static axb_status check_folder(const axb_output *o, axb_error *err)
     AXB_CHECK(err, access(dir, W_OK) == 0, AXB_ERR_IO, "%s: directory '%s' is not writable", o->path, dir);
     AXB_CHECK(err, stat(o->path, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->path);
     AXB_CHECK(err, stat(o->partial, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->partial);
+    /* the traces' bytes (and ASDF's per-trace metadata) must fit: a disk that fills up during
+     * the run fails it late, after hours; a resume continues once there is room */
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) == 0) {
+        const double traces = (double)o->nrows * o->ncomp;
+        const double need = traces * ((double)o->nsamples * (double)o->elsize) +
+            (o->ops == &axb_out_asdf_ops ? traces * 2048.0 : 0) + 4.0 * (1 << 20);
+        const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
+        AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
+                  "%s: not enough free disk: the output needs about %.3f GB, %.3f GB are free in '%s'", o->path,
+                  need / 1e9, have / 1e9, dir);
+    }
     return AXB_OK;
 }
 
