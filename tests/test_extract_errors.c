@@ -163,6 +163,19 @@ int main(int argc, char **argv)
         if (k == 0 && msg[0])
             CHECK_CONTAINS(&T, msg, "row 1 (source 1 'line_2', receiver 1 'XX.DEEP'): source too deep");
     }
+    /* an output folder where no file can be created (a pseudo file system, even as root): the
+     * system's own reason, not "unknown HDF5 error" */
+    {
+        char *bv[] = {"axibulk", "extract", "--db", bwd, "--pairs", good, "-o", "/proc/axibulk_test.h5", "-q"};
+        FILE *ef = tmpfile();
+        rc = axb_cli_run(9, bv, MPI_COMM_WORLD, devnull, ef);
+        char msg[1024] = "";
+        rewind(ef);
+        msg[fread(msg, 1, sizeof msg - 1, ef)] = '\0';
+        fclose(ef);
+        CHECK(&T, rc == AXB_EXIT_INPUT);
+        if (T.rank == 0) CHECK_CONTAINS(&T, msg, "/proc/axibulk_test.h5: cannot create a file in '/proc'");
+    }
     fclose(devnull);
 
     test_remove_dir(MPI_COMM_WORLD, root);

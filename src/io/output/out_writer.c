@@ -4,6 +4,7 @@
 #include "io/output/out_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,17 @@ static axb_status check_folder(const axb_output *o, axb_error *err)
     AXB_CHECK(err, access(dir, W_OK) == 0, AXB_ERR_IO, "%s: directory '%s' is not writable", o->path, dir);
     AXB_CHECK(err, stat(o->path, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->path);
     AXB_CHECK(err, stat(o->partial, &st) != 0 || !S_ISDIR(st.st_mode), AXB_ERR_IO, "%s: is a directory", o->partial);
+    /* a file must be creatable there (a read-only or pseudo file system such as /proc passes the
+     * checks above as root): asked of the system itself, whose reason is then the message */
+    char probe[AXB_PARTIAL_PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s.probe", o->partial);
+    const int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 && errno != EEXIST)
+        return axb_error_set(err, AXB_ERR_IO, "%s: cannot create a file in '%s': %s", o->path, dir, strerror(errno));
+    if (fd >= 0) {
+        close(fd);
+        unlink(probe);
+    }
     /* the traces' bytes (and ASDF's per-trace metadata) must fit: a disk that fills up during
      * the run fails it late, after hours; a resume continues once there is room */
     struct statvfs vfs;
