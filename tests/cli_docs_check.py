@@ -6,9 +6,11 @@ For info, extract, kernel and repack the docs are their section of docs/cli.md (
 usage block, the bullets that start with an option and the first column of the option tables);
 for mkdb, the parameter table of docs/mkdb.md. Both directions: an option in --help that the docs
 do not list, and an option the docs list that --help does not know, are failures. Every command
-of `axibulk --help` must have its section in docs/cli.md. Needs nothing but python3.
+of `axibulk --help` must have its section in docs/cli.md, and every example command in docs/*.md,
+README.md and jobs/*.sh may use only options its command knows. Needs nothing but python3.
 """
 
+import glob
 import os
 import re
 import subprocess
@@ -102,6 +104,26 @@ for cmd in commands:
     for o in sorted(listed - have):
         failures.append("%s %s: listed in %s, unknown to --help" % (cmd, o, where))
     print("%s: %d options in --help, %d listed in %s" % (cmd, len(have), len(listed), where))
+
+# Every example command in the docs, the README and the job helpers uses only options its command
+# knows (continued lines joined; an example's options end at a closing backtick, | ; or #).
+root = os.path.dirname(os.path.abspath(docs))
+known = {cmd: help_options(cmd) for cmd in commands}
+pages = sorted(glob.glob(os.path.join(docs, "*.md"))) + [os.path.join(root, "README.md")]
+pages += sorted(glob.glob(os.path.join(root, "jobs", "*.sh")))
+example = re.compile(r"(?:axibulk|\$axb|\$AXB)\s+(%s)\b([^`|;#]*)" % "|".join(commands))
+used = 0
+for page in pages:
+    with open(page) as f:
+        text = f.read().replace("\\\n", " ")
+    for line in text.splitlines():
+        for m in example.finditer(line):
+            for o in OPT.findall(m.group(2)):
+                used += 1
+                if o not in known[m.group(1)] | {"-h", "--help"}:
+                    failures.append("%s: example `axibulk %s ... %s`: %s does not know %s"
+                                    % (os.path.relpath(page, root), m.group(1), o, m.group(1), o))
+print("%d options in example commands of %d pages checked" % (used, len(pages)))
 
 for msg in failures:
     print("FAIL:", msg)
