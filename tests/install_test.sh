@@ -3,7 +3,8 @@
 # the files a user expects are there; every installed header compiles on its own and includes only
 # installed headers; docs/example builds out of the tree with find_package(axibulk) AND with
 # `pkg-config --cflags --libs axibulk`; both programs run (on a database made with the mkdb API,
-# then on it and on the in-memory database with 2 ranks); the installed axibulk runs.
+# then on it and on the in-memory database with 2 ranks); the installed axibulk runs; the installed
+# job scripts run the installed axibulk; the installed Python reader reads their output.
 # usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR CC MPIEXEC
 set -u
 CMAKE=$1 BUILD=$2 SRC=$3 CC=$4 MPIEXEC=$5
@@ -54,5 +55,24 @@ check "example (pkg-config) on that database, 2 ranks" "$MPIEXEC" -n 2 "$TMP/ex_
 check "example (pkg-config) on memory:bwd" "$MPIEXEC" -n 2 "$TMP/ex_pc" memory:bwd
 check "installed axibulk --version" "$P/bin/axibulk" --version
 grep -q "axibulk $(sed -n 's/^#define AXB_VERSION_STRING "\(.*\)"/\1/p' "$P/include/axibulk/version.h")" "$TMP/log" && ok || bad "version mismatch"
+# The job scripts as installed find the installed axibulk without PATH or AXIBULK, and the installed
+# Python reader reads what they wrote (where Debian's python3-h5py/numpy are present).
+check "installed extract.sbatch records the installed binary" grep -qx "AXB_INSTALLED='$P/bin/axibulk'" "$P/share/axibulk/slurm/extract.sbatch"
+check "installed mkdb" "$P/bin/axibulk" mkdb -o "$TMP/sdb" --period 100 --length 300 --rmin-km 5800 --points-per-wavelength 6 -q
+check "installed extract.sbatch, run from the prefix with a PATH without axibulk" \
+    env -u AXIBULK PATH=/usr/bin:/bin DB="$TMP/sdb" CMT="$SRC/inputs/CMTSOLUTION" STATIONS="$SRC/inputs/STATIONS" \
+    OUTPUT="$TMP/sbatch_out/cat.h5" LAUNCHER="$MPIEXEC -n 2" bash "$P/share/axibulk/slurm/extract.sbatch"
+grep -q "$MPIEXEC -n 2 $P/bin/axibulk extract" "$TMP/log" && ok || bad "extract.sbatch did not run $P/bin/axibulk"
+if [ -f "$P/share/axibulk/python/axibulk_read.py" ]; then ok; else bad "share/axibulk/python/axibulk_read.py not installed"; fi
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+if "$PY" -c "import h5py, numpy" 2>/dev/null; then
+    check "installed axibulk_read.py reads the extract.sbatch output" env PYTHONPATH="$P/share/axibulk/python" "$PY" -c "
+import axibulk_read
+with axibulk_read.open('$TMP/sbatch_out/cat.h5') as f:
+    assert len(f) == 12 and len(list(f.rows(station='IU.ANMO'))) == 2, len(f)
+    assert f[0].data.shape == (len(f.components), f.npts)"
+else
+    echo "note: no h5py/numpy for $PY, the installed reader is not run (jobs/install-deps.sh --tests)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

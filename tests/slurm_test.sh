@@ -300,8 +300,8 @@ DB=$DB PAIRS="$TMP/pairs10.txt" OUT_DIR="$P" COMPONENTS=Z \
     sbatch --wait --export=ALL --chdir="$TMP" -n 1 --array=1 -o "$TMP/logs/arr_pairs_again-%A_%a.out" \
     "$SCRIPTS/extract_array.sbatch" >"$TMP/logs/arr_pairs_again.sbatch" 2>&1; rc=$?
 check "resubmitting task 1 (--array=1) after a kill: exit 0 (got $rc)" [ "$rc" = 0 ]
-check "... it restarted the .partial and made 3 rows again" \
-    bash -c "grep -q 'starting again' '$TMP'/logs/arr_pairs_again-*_1.out && h5ls '$P/part_1.h5/seismograms' | grep -q '{3, 1, 67}'"
+check "... it resumed the .partial (which records nothing) and made 3 rows again" \
+    bash -c "grep -q 'resuming it' '$TMP'/logs/arr_pairs_again-*_1.out && h5ls '$P/part_1.h5/seismograms' | grep -q '{3, 1, 67}'"
 check "... and check_parts.sh passes again, other parts untouched" \
     bash -c "bash '$SCRIPTS/check_parts.sh' '$P' && [ \"\$(stat -c %Y.%y '$P/part_0.h5')\" = '$mtime0' ]"
 
