@@ -88,6 +88,40 @@ expect_error "PX/Data/ordered_output.nc4: not an HDF5" info "$TMP/text"
 cp -r "$TMP/db-bwd" "$TMP/three"; mkdir -p "$TMP/three/PZ/copy"; cp "$TMP/db-bwd/PZ/Data/ordered_output.nc4" "$TMP/three/PZ/copy/"
 expect_error "found 3 database files" info "$TMP/three"
 
+# --- path rules (#19): refused with one line before anything is created or removed ---
+run mkdb -o "$TMP/mk" --period 100 --length 300 --rmin-km 5800 --points-per-wavelength 6 -q
+if [ "$(rc)" = 0 ]; then ok; else bad "mkdb for the path rules: $(cat "$TMP/err")"; fi
+printf 'mt 10 20 10000 1e20 1e20 1e20 0 0 0 30 40\n' >"$TMP/pairs.txt"
+snapshot() { (cd "$TMP" && find mk pairs.txt -exec stat -c '%n %s %Y' {} + | sort | md5sum); }
+before=$(snapshot)
+long=$(printf 'n%.0s' $(seq 1 230))
+deep="$TMP/$(printf 'd%.0s' $(seq 1 120))/$(printf 'e%.0s' $(seq 1 120))"; mkdir -p "$deep"
+# Open MPI aborted ("buffer overflow detected", exit 134) or failed with a 0-byte .partial here
+expect_error "characters, at most 223 fit" extract --db "$TMP/mk" --pairs "$TMP/pairs.txt" -o "$TMP/$long.h5"
+expect_error "characters, at most 223 fit" extract --db "$TMP/mk" --pairs "$TMP/pairs.txt" -o "$deep/o.h5" --format asdf
+expect_error "characters, at most 205 fit" repack "$TMP/mk" "$TMP/$long"
+expect_error "characters, at most 203 fit" mkdb -o "$TMP/$long" --period 100 --length 300 --rmin-km 5800
+if [ -z "$(ls "$TMP" | grep '^nnn')" ] && [ -z "$(ls "$deep")" ]; then ok; else bad "a refused long path left files"; fi
+# outputs on their own inputs: the same file, inside the database, through .. and symlinks
+expect_error "lies inside database $TMP/mk:" extract --db "$TMP/mk" --pairs "$TMP/pairs.txt" -o "$TMP/mk/PZ/Data/ordered_output.nc4" --force
+expect_error "lies inside database" extract --db "$TMP/mk" --pairs "$TMP/pairs.txt" -o "$TMP/empty/../mk/x.h5"
+ln -s mk "$TMP/mklink"
+expect_error "lies inside database $TMP/mklink" extract --db "$TMP/mklink" --pairs "$TMP/pairs.txt" -o "$TMP/mk/PZ/Data/x.h5"
+expect_error "is --pairs $TMP/pairs.txt" extract --db "$TMP/mk" --pairs "$TMP/pairs.txt" -o "$TMP/./pairs.txt" --force
+expect_error "output folder $TMP/mk is database $TMP/mk" repack "$TMP/mk" "$TMP/mk" --force
+expect_error "output folder $TMP/mk/merged lies inside database" repack "$TMP/mk" "$TMP/mk/merged"
+expect_error "database $TMP/mklink/ lies inside output folder $TMP" repack "$TMP/mklink/" "$TMP" --force
+if [ "$(snapshot)" = "$before" ]; then ok; else bad "a refused run changed the database or the pairs file"; fi
+expect_ok info "$TMP/mk"; out_has "vertical and horizontal"
+# damaged members are refused, not skipped (a "horizontal only" database with exit 0 before)
+cp -r "$TMP/mk" "$TMP/mk-dir"; rm "$TMP/mk-dir/PZ/Data/ordered_output.nc4"; mkdir "$TMP/mk-dir/PZ/Data/ordered_output.nc4"
+expect_error "PZ/Data/ordered_output.nc4: not a regular file" info "$TMP/mk-dir"
+cp -r "$TMP/mk" "$TMP/mk-loop"; ln -sf ordered_output.nc4 "$TMP/mk-loop/PZ/Data/ordered_output.nc4"
+expect_error "PZ/Data/ordered_output.nc4: a symlink loop" extract --db "$TMP/mk-loop" --pairs "$TMP/pairs.txt" -o "$TMP/loop.h5"
+cp -r "$TMP/mk" "$TMP/mk-nodata"; rm -r "$TMP/mk-nodata/PZ/Data"
+expect_error "simulation folder PZ holds no database file" repack "$TMP/mk-nodata" "$TMP/nodata-merged"
+if [ ! -e "$TMP/loop.h5" ] && [ ! -e "$TMP/loop.h5.partial" ] && [ ! -e "$TMP/nodata-merged" ]; then ok; else bad "a refused database left an output"; fi
+
 # --- the shared databases: values from the reference notes ---
 if [ -d "$DATA/axisem-prem-100s" ]; then
     expect_ok info "$DATA/axisem-prem-100s/100s_db_bwd_displ_only"

@@ -22,7 +22,11 @@ typedef enum damage {
     NO_FILES,
     MISSING_DIR,
     DROP_MXY,
-    DROP_TWO_FWD
+    DROP_TWO_FWD,
+    FILE_IS_DIR,  /* PZ/Data/ordered_output.nc4 is a folder */
+    FILE_LOOP,    /* ... is a symlink to itself */
+    FILE_DANGLES, /* ... is a symlink to nothing */
+    NO_DATA_DIR   /* PZ/ without Data/ */
 } damage;
 
 typedef struct bad_case {
@@ -60,6 +64,14 @@ static int make_case(const char *dir, const bad_case *c)
         snprintf(p, sizeof p, "%s/PZ/old/Data", dir);
         char cmd[4096];
         snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/PZ/Data/ordered_output.nc4' '%s/'", p, dir, p);
+        return system(cmd);
+    }
+    case FILE_IS_DIR: return unlink(p) || mkdir(p, 0755);
+    case FILE_LOOP: return unlink(p) || symlink("ordered_output.nc4", p);
+    case FILE_DANGLES: return unlink(p) || symlink("no_such_file.nc4", p);
+    case NO_DATA_DIR: {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/PZ/Data'", dir);
         return system(cmd);
     }
     case DROP_MXY:
@@ -152,6 +164,12 @@ int main(int argc, char **argv)
          AXB_ERR_UNSUPPORTED,
          "merged_output.nc4",
          "displacement only"},
+        /* members that cannot be used are refused, not skipped (a PX-only database opened before) */
+        {"file_is_dir", bwd, FILE_IS_DIR, AXB_ERR_FORMAT, "PZ/Data/ordered_output.nc4", "not a regular file"},
+        {"file_loop", bwd, FILE_LOOP, AXB_ERR_IO, "PZ/Data/ordered_output.nc4", "a symlink loop"},
+        {"file_dangles", bwd, FILE_DANGLES, AXB_ERR_IO, "PZ/Data/ordered_output.nc4", "No such file or directory"},
+        {"no_data_dir", bwd, NO_DATA_DIR, AXB_ERR_FORMAT, "simulation folder PZ holds no database file",
+         "PZ/Data/ordered_output.nc4"},
         {"merged_no_data",
          {.px = true, .pz = true, .merged = true, .omit_var = "/MergedSnapshots"},
          NONE,
@@ -181,6 +199,28 @@ int main(int argc, char **argv)
         CHECK_CONTAINS(&T, err.msg, c->msg2);
         CHECK(&T, strchr(err.msg, '\n') == NULL);
         if (T.rank == 0 && getenv("AXB_TEST_VERBOSE")) printf("%-15s %s\n", c->name, err.msg);
+    }
+    /* a database whose file paths are longer than Open MPI's I/O can open: one line naming the
+     * file and the limit (Open MPI aborted with "buffer overflow detected" before) */
+    {
+        char deep[700];
+        int len = snprintf(deep, sizeof deep, "%s/", root);
+        while (len < 250) deep[len++] = 'x';
+        deep[len] = '\0';
+        int ok = 1;
+        if (T.rank == 0) ok = minidb_write(deep, &bwd) == 0;
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        CHECK(&T, ok);
+        axb_error err = AXB_ERROR_INIT;
+        axb_db *db = NULL;
+        const axb_status st = axb_db_open(MPI_COMM_WORLD, deep, &db, &err);
+        CHECK_MSG(&T, db == NULL, "long path: opened");
+        if (db) axb_db_close(&db);
+        CHECK_MSG(&T, st == (T.rank == 0 ? AXB_ERR_ARG : AXB_ERR_REMOTE), "long path: status %d: %s", (int)st, err.msg);
+        CHECK_CONTAINS(&T, err.msg, "xxx/PX/Data/ordered_output.nc4");
+        CHECK_CONTAINS(&T, err.msg, "more than the 238 that Open MPI's I/O can open");
+        CHECK(&T, strchr(err.msg, '\n') == NULL);
+        if (T.rank == 0 && getenv("AXB_TEST_VERBOSE")) printf("%-15s %s\n", "long_path", err.msg);
     }
     /* an error object left over from a failure must not make the next open fail */
     {

@@ -35,6 +35,7 @@
 /* One job: the fields a case may change. */
 typedef struct jobspec {
     const char *fwd, *bwd, *event, *mesh, *receiver, *component, *filter, *zerophase, *window, *params;
+    const char *output; /* NULL: out/<case>.h5 */
 } jobspec;
 
 typedef struct tctx {
@@ -69,16 +70,20 @@ static int count_entries(const char *dir)
  * status, this rank's error text in @p msg and its number of lines in @p lines. */
 static int run_job(tctx *c, const char *name, const jobspec *j, char *msg, size_t nmsg, int *lines)
 {
-    char job[700], text[4096];
+    char job[700], text[4096], output[700];
     snprintf(job, sizeof job, "%s/%s.yaml", c->root, name);
+    if (j->output)
+        snprintf(output, sizeof output, "%s", j->output);
+    else
+        snprintf(output, sizeof output, "out/%s.h5", name);
     if (c->T.rank == 0) {
         snprintf(text, sizeof text,
                  "forward-db: %s\nbackward-db: %s\nevent: %s\nreceivers: STATIONS\nmesh:\n  %s\n"
-                 "max-points: 16\noutput: out/%s.h5\nkernels:\n  - name: P_Z\n    receiver: %s\n"
+                 "max-points: 16\noutput: %s\nkernels:\n  - name: P_Z\n    receiver: %s\n"
                  "    component: %s\n    %s\n    zerophase: %s\n    window: %s\n    misfit: cc\n"
                  "    parameters: %s\n",
-                 j->fwd, j->bwd, j->event, j->mesh, name, j->receiver, j->component, j->filter, j->zerophase, j->window,
-                 j->params);
+                 j->fwd, j->bwd, j->event, j->mesh, output, j->receiver, j->component, j->filter, j->zerophase,
+                 j->window, j->params);
         put(job, text);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -192,6 +197,24 @@ static void synthetic_cases(tctx *c)
     };
     expect_success(c, "control", &base);
     jobspec j;
+
+    /* 0. outputs the path rules refuse before anything is created (#19): one inside the forward
+     * database (nothing may appear there), one too long for Open MPI's I/O */
+    j = base, j.output = "fwd/PZ.h5";
+    expect_refusal(c, "output_in_db", &j, N("output ", "fwd/PZ.h5 lies inside forward database ", "/fwd"), NULL);
+    if (c->T.rank == 0) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/fwd", c->root);
+        CHECK_MSG(&c->T, count_entries(p) == 4, "output_in_db: %d entries in the forward database", count_entries(p));
+    }
+    char longname[300];
+    memset(longname, 'k', 240);
+    snprintf(longname + 240, sizeof longname - 240, ".h5");
+    char longout[320];
+    snprintf(longout, sizeof longout, "out/%s", longname);
+    j = base, j.output = longout;
+    expect_refusal(c, "output_long", &j, N("output ", "kkk.h5: ", "at most", "the 238 that Open MPI's I/O can open"),
+                   NULL);
 
     /* 1. missing database folders, named with their key */
     j = base, j.fwd = "no_such_fwd";

@@ -11,6 +11,7 @@
 #include "axibulk/inputs.h"
 #include "axibulk/jobfile.h"
 #include "cli/cli_internal.h"
+#include "cli/cli_paths.h"
 
 typedef struct extract_args {
     const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *wisdom, *components, *kind, *output, *precision,
@@ -333,6 +334,15 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     memset(&in, 0, sizeof in);
     if (!st) st = build_job(&a, &job, err);
     if (!st) st = read_inputs(&a, &in, &job, err);
+    const axb_cli_path out = {"-o", a.output, ".partial.record"}; /* the longest name beside it */
+    const axb_cli_path ins[] = {{"database", a.db, NULL},
+                                {"--job", job_path, NULL},
+                                {"--pairs", a.pairs, NULL},
+                                {"--stations", a.stations, NULL},
+                                {"--cmt", a.cmt, NULL},
+                                {"--finite", a.finite, NULL},
+                                {"--finite-list", a.finite_list, NULL}};
+    st = axb_cli_check_paths(env->comm, st, &out, 1, ins, sizeof ins / sizeof *ins, err);
     /* the command line, recorded in the output as provenance */
     char cmdline[2048] = "axibulk extract";
     for (int i = 0; i < argc; i++) {

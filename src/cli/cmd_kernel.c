@@ -8,6 +8,7 @@
 #include "axibulk/kernel.h"
 #include "axibulk/kernel_job.h"
 #include "cli/cli_internal.h"
+#include "cli/cli_paths.h"
 #include "core/agree.h"
 
 static const char kernel_help[] =
@@ -114,7 +115,18 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
         else
             memcpy(job.output, output, len + 1);
     }
-    st = axb_agree(env->comm, st, err);
+    char xdmf[AXB_PATH_MAX] = "";
+    if (!st) st = axb_kernel_xdmf_path(job.output, xdmf, sizeof xdmf, err);
+    {
+        /* the longest name beside the output: the checkpoint's OUT.partial.writing */
+        const axb_cli_path outs[] = {{"output", job.output, ".partial.writing"}, {"XDMF file", xdmf, NULL}};
+        const axb_cli_path ins[] = {{"--job", job_path, NULL},
+                                    {"forward database", *job.fwd_db ? job.fwd_db : NULL, NULL},
+                                    {"backward database", *job.bwd_db ? job.bwd_db : NULL, NULL},
+                                    {"mesh", *job.mesh.path ? job.mesh.path : NULL, NULL},
+                                    {"mesh facets", *job.mesh.facets ? job.mesh.facets : NULL, NULL}};
+        st = axb_cli_check_paths(env->comm, st, outs, 2, ins, sizeof ins / sizeof *ins, err);
+    }
     if (!st) {
         axb_kernel_stats stats;
         const axb_kernel_run_opts ro = {.force = force,

@@ -5,6 +5,7 @@
 
 #include "axibulk/mkdb.h"
 #include "cli/cli_internal.h"
+#include "cli/cli_paths.h"
 
 static const char mkdb_help[] =
     "usage: axibulk mkdb -o DIR --kind reciprocal|forward --period S --length S --rmin-km KM\n"
@@ -97,6 +98,13 @@ axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error
     o.memory_bytes = (int64_t)(memory_mb * 1048576.0);
     o.progress = !quiet;
 
+    /* the longest file name mkdb writes: a run's file in DIR.partial, or in DIR.partial.original
+     * (the intermediate original layout of --layout merged) */
+    char longest[96];
+    snprintf(longest, sizeof longest, ".partial%s/%s/Data/ordered_output.nc4",
+             o.layout == AXB_LAYOUT_MERGED ? ".original" : "", o.kind == AXB_DB_FORWARD ? "MXY_MXX_M_MYY" : "PX");
+    const axb_cli_path out = {"-o", o.dir, longest};
+    AXB_TRY(axb_cli_check_paths(env->comm, AXB_OK, &out, 1, NULL, 0, err));
     axb_mkdb_result r;
     AXB_TRY(axb_mkdb_run(env->comm, &o, env->errout, &r, err));
     if (env->rank == 0)

@@ -7,6 +7,7 @@
 
 #include "axibulk/repack.h"
 #include "cli/cli_internal.h"
+#include "cli/cli_paths.h"
 
 static const char repack_help[] =
     "usage: axibulk repack SRC DST [--contiguous | --deflate N] [--memory SIZE] [--resume]\n"
@@ -108,6 +109,10 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
     axb_repack_opts o = {pos[0],     pos[1], deflate == -2 ? -1 : (int)deflate, 0, force, resume, verify, !quiet,
                          checkpoint, wm,     threads > 0 ? (int)threads : 0};
     AXB_TRY(parse_size(memory, &o.memory_bytes, err));
+    /* the longest name inside DST is the record of merged_output.nc4.partial */
+    const axb_cli_path out = {"output folder", o.dst, "/merged_output.nc4.partial.record"};
+    const axb_cli_path in = {"database", o.src, NULL};
+    AXB_TRY(axb_cli_check_paths(env->comm, AXB_OK, &out, 1, &in, 1, err));
     axb_repack_result r;
     AXB_TRY(axb_repack_run(env->comm, &o, env->errout, &r, err));
     if (env->rank == 0)

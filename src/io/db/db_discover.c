@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/paths.h"
 #include "io/db/db_internal.h"
 #include "io/db/db_names.h"
 
@@ -23,7 +25,19 @@ typedef struct walk {
     hit hits[MAX_HITS];
     int nhits; /* may exceed MAX_HITS: counted, not stored */
     size_t rootlen;
+    char sims[MAX_HITS][AXB_PATH_MAX]; /* simulation folders (PZ, MZZ, ...) walked deep enough to
+                                          reach their Data/ folder: each must hold a file */
+    int nsims;                         /* may exceed MAX_HITS: counted, not stored */
 } walk;
+
+static const char *const sim_keys[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ", "MXY_MXX_M_MYY"};
+
+static bool is_sim_name(const char *n)
+{
+    for (int k = 0; k < AXB_NSIM; k++)
+        if (!strcmp(n, sim_keys[k])) return true;
+    return false;
+}
 
 static int cmp_desc(const void *a, const void *b)
 {
@@ -38,10 +52,9 @@ static bool is_db_name(const char *n)
 static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
 {
     DIR *d = opendir(dir);
-    if (!d) {
-        if (depth == 0) return axb_error_set(err, AXB_ERR_IO, "%s: %s", dir, strerror(errno));
-        return AXB_OK; /* an unreadable sub-folder is not our business */
-    }
+    if (!d) /* an unreadable sub-folder may hide a member */
+        return axb_error_set(err, AXB_ERR_IO, "%s: %s%s", dir, depth ? "cannot read the folder: " : "",
+                             strerror(errno));
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -68,11 +81,33 @@ static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
     if (n) qsort(names, n, sizeof *names, cmp_desc);
     char path[AXB_PATH_MAX];
     bool taken = false;
-    for (size_t i = 0; i < n; i++) {
-        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) continue;
+    /* Members (database file names, simulation folders) that cannot be used are refused, never
+     * skipped: skipping a damaged PZ file leaves a database that looks complete but is not. */
+    for (size_t i = 0; i < n && st == AXB_OK; i++) {
+        const bool file = is_db_name(names[i]), sim = is_sim_name(names[i]);
+        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) {
+            if (file || sim)
+                st = axb_error_set(err, AXB_ERR_ARG, "%s/%s: path longer than %d characters", dir, names[i],
+                                   AXB_PATH_MAX - 1);
+            continue;
+        }
         struct stat sb;
-        if (stat(path, &sb) != 0) continue; /* follows symlinks, like os.walk(followlinks=True) */
-        if (S_ISREG(sb.st_mode) && !taken && is_db_name(names[i])) {
+        if (stat(path, &sb) != 0) { /* follows symlinks, like os.walk(followlinks=True) */
+            if (file || sim)
+                st =
+                    axb_error_set(err, AXB_ERR_IO, "%s: %s", path, errno == ELOOP ? "a symlink loop" : strerror(errno));
+            continue;
+        }
+        if (!file) continue;
+        if (!S_ISREG(sb.st_mode)) {
+            st = axb_error_set(err, AXB_ERR_FORMAT, "%s: not a regular file (a database file must be one)", path);
+            continue;
+        }
+        if (access(path, R_OK) != 0) {
+            st = axb_error_set(err, AXB_ERR_IO, "%s: unreadable: %s", path, strerror(errno));
+            continue;
+        }
+        if (!taken) {
             taken = true;
             if (w->nhits < MAX_HITS) {
                 hit *h = &w->hits[w->nhits];
@@ -87,7 +122,13 @@ static axb_status walk_dir(walk *w, const char *dir, int depth, axb_error *err)
         for (size_t i = 0; i < n && st == AXB_OK; i++) {
             if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) continue;
             struct stat sb;
-            if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) st = walk_dir(w, path, depth + 1, err);
+            if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
+            /* the folder is walked at depth + 1, its Data/ at depth + 2 */
+            if (is_sim_name(names[i]) && depth + 2 <= MAX_DEPTH) {
+                if (w->nsims < MAX_HITS) snprintf(w->sims[w->nsims], AXB_PATH_MAX, "%s", path);
+                w->nsims++;
+            }
+            st = walk_dir(w, path, depth + 1, err);
         }
     }
 done:
@@ -100,13 +141,12 @@ done:
 /* Which run a file belongs to: the first path component below the root that names one. */
 static int classify(const char *rel)
 {
-    static const char *const keys[AXB_NSIM] = {"PX", "PZ", "MZZ", "MXX_P_MYY", "MXZ_MYZ", "MXY_MXX_M_MYY"};
     char buf[AXB_PATH_MAX];
     snprintf(buf, sizeof buf, "%s", rel);
     char *save = NULL;
     for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
         for (int k = 0; k < AXB_NSIM; k++)
-            if (!strcmp(tok, keys[k])) return k;
+            if (!strcmp(tok, sim_keys[k])) return k;
     return -1;
 }
 
@@ -117,6 +157,7 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
     if (stat(path, &sb) != 0) return axb_error_set(err, AXB_ERR_IO, "%s: %s", path, strerror(errno));
     if (S_ISREG(sb.st_mode)) {
         /* A merged file may be named directly; its single array says what it holds. */
+        AXB_TRY(axb_path_check_length("database file", path, "", err));
         found->layout = AXB_LAYOUT_MERGED;
         found->nfiles = 1;
         snprintf(found->files[0], AXB_PATH_MAX, "%s", path);
@@ -133,6 +174,20 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
                            " or " AXB_NC_FILE_MERGED ") in it or up to %d folders below",
                            path, MAX_DEPTH);
         goto done;
+    }
+    for (int i = 0; i < w->nsims && i < MAX_HITS; i++) {
+        bool has = false;
+        const size_t len = strlen(w->sims[i]);
+        for (int k = 0; k < w->nhits && k < MAX_HITS && !has; k++)
+            has = !strncmp(w->hits[k].path, w->sims[i], len) && w->hits[k].path[len] == '/';
+        if (!has) {
+            const char *rel = w->sims[i] + w->rootlen + (w->sims[i][w->rootlen] == '/');
+            st = axb_error_set(err, AXB_ERR_FORMAT,
+                               "%s: simulation folder %s holds no database file (expected %s/Data/" AXB_NC_FILE_ORIGINAL
+                               ")",
+                               path, rel, rel);
+            goto done;
+        }
     }
     if (w->nhits != 1 && w->nhits != 2 && w->nhits != 4) {
         char list[600] = "";
@@ -196,6 +251,8 @@ axb_status axb_db_discover(const char *path, axb_db_found *found, axb_error *err
         }
     }
 done:
+    for (int i = 0; i < found->nfiles && st == AXB_OK; i++) /* every rank opens them through MPI-IO */
+        st = axb_path_check_length("database file", found->files[i], "", err);
     free(w);
     return st;
 }
