@@ -873,6 +873,44 @@ static void check_helpers(check_ctx *T)
     CHECK_STR(T, axb_precision_name(AXB_FLOAT64), "float64");
 }
 
+/* The receivers' site metadata is written when the file is created, so it is part of the job's
+ * identity: resuming an unfinished ASDF file with another burial is refused (it would keep the old
+ * StationXML), with the same one accepted (#20). */
+static void check_resume_site(check_ctx *T, const char *dir)
+{
+    fixture fx;
+    make_fixture(&fx, false);
+    fx.rec[0].has_site = true;
+    fx.rec[0].geo_lat = axb_geographic_latitude(fx.rec[0].lat);
+    fx.rec[0].elevation = 1850.0;
+    fx.rec[0].burial = 100.0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/site.h5", dir);
+    axb_error err = AXB_ERROR_INIT;
+    axb_output *o = NULL;
+    axb_output_desc d = make_desc(&fx, path, AXB_OUT_ASDF, AXB_FLOAT64, "Z");
+    axb_status st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    /* one row on disk and recorded, so that the resume has something to keep */
+    const int64_t row0 = 0;
+    double trace[NSAMP] = {0};
+    st = axb_output_write(o, T->rank == 0 ? 1 : 0, &row0, trace, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+    uint8_t done[NROWS];
+    fx.rec[0].burial = 0.0;
+    st = axb_output_resume(MPI_COMM_WORLD, &d, done, &o, &err);
+    CHECK_MSG(T, st == (T->rank == 0 ? AXB_ERR_ARG : AXB_ERR_REMOTE) && o == NULL, "resume with another burial: %d %s",
+              (int)st, err.msg);
+    CHECK_CONTAINS(T, err.msg, "another job");
+    if (o) CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+    axb_error_clear(&err);
+    fx.rec[0].burial = 100.0;
+    st = axb_output_resume(MPI_COMM_WORLD, &d, done, &o, &err);
+    CHECK_MSG(T, st == AXB_OK && done[0] == 1, "resume with the same metadata: %s", err.msg);
+    if (st == AXB_OK) CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -898,6 +936,7 @@ int main(int argc, char **argv)
     check_tag_levels(&T, dir, size);
     check_many_runs(&T, dir, size);
     check_refusals(&T, dir, size);
+    check_resume_site(&T, dir);
     if (getenv("AXB_KEEP_OUTPUT")) {
         if (T.rank == 0) printf("kept %s\n", dir);
     } else {
