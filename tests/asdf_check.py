@@ -70,13 +70,16 @@ def make_inputs(axb, mpiexec, work):
         for s in stations:
             f.write("%s %s %r %r %r %r\n" % s)
     db = os.path.join(work, "db")
-    run([axb, "mkdb", "-o", db, "--period", "100", "--length", "300", "--rmin-km", "5800",
+    # 3000 s: long enough for the waves to reach the example stations, so the rotation check
+    # compares non-zero samples
+    run([axb, "mkdb", "-o", db, "--period", "100", "--length", "3000", "--rmin-km", "5800",
          "--points-per-wavelength", "6"])
     out = {}
     for fmt in ("asdf", "bulk"):
         out[fmt] = os.path.join(work, fmt + ".h5")
         run([mpiexec, "-n", "2", axb, "extract", "--db", db, "--cmt", os.path.join(INPUTS, "CMTSOLUTION"),
-             "--stations", spath, "--components", "ZNERT", "--format", fmt, "-o", out[fmt]])
+             "--stations", spath, "--components", "ZNERT", "--precision", "float64", "--format", fmt,
+             "-o", out[fmt]])
     return stations, db, out
 
 
@@ -90,27 +93,55 @@ def text(ds):
     return ds[()].tobytes().decode("utf-8")
 
 
-def check_traces_dates(group, chan, comp):
-    """Channel dates must cover every trace of that component: starttime attribute (ns) to the
-    last sample."""
-    start = chan.get("startDate")
-    end = chan.get("endDate")
-
+def epoch_ns(chan):
     def ns(s):
         d = datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
         return calendar.timegm(d.timetuple()) * 10**9 + d.microsecond * 1000
 
-    n = 0
+    return ns(chan.get("startDate")), ns(chan.get("endDate"))
+
+
+def traces_of(group, comp):
+    """(first sample ns, last sample ns, name) of every trace of one component."""
+    out = []
     for name, ds in group.items():
         if name == "StationXML" or name.split("__")[0].split(".")[3][-1] != comp:
             continue
         t0 = int(ds.attrs["starttime"])
-        t1 = t0 + int(round((ds.shape[0] - 1) / float(ds.attrs["sampling_rate"]) * 1e9))
-        if not (ns(start) <= t0 and t1 <= ns(end)):
-            fail("channel %s dates %s..%s do not cover trace %s" % (chan.get("code"), start, end, name))
-        n += 1
-    if n == 0:
-        fail("no trace for channel %s" % chan.get("code"))
+        out.append((t0, t0 + int(round((ds.shape[0] - 1) / float(ds.attrs["sampling_rate"]) * 1e9)), name))
+    return out
+
+
+def check_channel_dates(group, chans, comp):
+    """Z/N/E: one epoch covering every trace of the component. R/T: one epoch per trace, covering
+    it and no other (their orientation belongs to one event)."""
+    traces = traces_of(group, comp)
+    epochs = [epoch_ns(c) for c in chans]
+    if not traces:
+        fail("no trace for component %s" % comp)
+    for t0, t1, name in traces:
+        hits = [e for e in epochs if e[0] <= t0 and t1 <= e[1]]
+        if len(hits) != 1:
+            fail("trace %s lies in %d epochs of channel %s" % (name, len(hits), chans[0].get("code")))
+    if comp in "RT" and len(epochs) != len(traces):
+        fail("%d %s epochs for %d traces" % (len(epochs), comp, len(traces)))
+
+
+def check_rotation(group, chans, comp):
+    """An R or T trace equals N cos(az) + E sin(az) with the azimuth of its epoch: the StationXML
+    orientation is the one the samples were rotated to."""
+    import numpy as np
+
+    ne = {c: {t0: group[name][()] for t0, _, name in traces_of(group, c)} for c in "NE"}
+    for t0, t1, name in traces_of(group, comp):
+        chan = [c for c in chans if epoch_ns(c)[0] <= t0 and t1 <= epoch_ns(c)[1]][0]
+        az = math.radians(float(chan.find(SXML_NS + "Azimuth").text))
+        want = ne["N"][t0] * math.cos(az) + ne["E"][t0] * math.sin(az)
+        got = group[name][()]
+        scale = max(np.abs(want).max(), np.abs(got).max())
+        if scale == 0 or np.abs(got - want).max() > 1e-9 * scale:
+            fail("%s is not N cos(az) + E sin(az) for azimuth %s: %r vs %r"
+                 % (name, chan.find(SXML_NS + "Azimuth").text, got, want))
 
 
 def check_metadata(axb, mpiexec, work):
@@ -122,7 +153,6 @@ def check_metadata(axb, mpiexec, work):
         return SKIP
     stations, db, out = make_inputs(axb, mpiexec, work)
     with h5py.File(out["asdf"], "r") as f:
-        dt = None
         for sta, net, lat, lon, elev, burial in stations:
             g = f["Waveforms/%s.%s" % (net, sta)]
             if "StationXML" not in g:
@@ -143,15 +173,16 @@ def check_metadata(axb, mpiexec, work):
                 fail("%s.%s: station (lat, lon, elevation) %r, STATIONS has %r" % (net, sta, got, (lat, lon, elev)))
             chans = s.findall(SXML_NS + "Channel")
             comps = "".join(c.get("code")[2] for c in chans)
-            if comps != "ZNERT":
-                fail("%s.%s: channels %s, expected ZNERT" % (net, sta, comps))
-            orient = {"Z": ("0", "-90"), "N": ("0", "0"), "E": ("90", "0"), "R": (None, "0"), "T": (None, "0")}
+            if comps != "ZNERRTT":
+                fail("%s.%s: channels %s, expected ZNE and R, T for each of the 2 events" % (net, sta, comps))
+            orient = {"Z": ("0", "-90"), "N": ("0", "0"), "E": ("90", "0")}
             for c in chans:
                 comp = c.get("code")[2]
-                az = c.find(SXML_NS + "Azimuth")
-                got = (az.text if az is not None else None, c.find(SXML_NS + "Dip").text)
-                if got != orient[comp]:
+                got = (c.find(SXML_NS + "Azimuth").text, c.find(SXML_NS + "Dip").text)
+                if comp in orient and got != orient[comp]:
                     fail("%s.%s.%s: azimuth/dip %r, expected %r" % (net, sta, c.get("code"), got, orient[comp]))
+                if comp in "RT" and (got[1] != "0" or not 0 <= float(got[0]) < 360):
+                    fail("%s.%s.%s: azimuth/dip %r" % (net, sta, c.get("code"), got))
                 got = (num(c, "Latitude"), num(c, "Longitude"), num(c, "Elevation"), num(c, "Depth"))
                 if got != (lat, lon, elev, burial):
                     fail("%s.%s.%s: (lat, lon, elevation, depth) %r, STATIONS has %r"
@@ -159,8 +190,16 @@ def check_metadata(axb, mpiexec, work):
                 if c.get("code")[:2] != "LX" or c.get("locationCode") != "":
                     fail("%s.%s: channel code %s" % (net, sta, c.get("code")))
                 sr = num(c, "SampleRate")
-                dt = dt or 1 / sr
-                check_traces_dates(g, c, comp)
+            for comp in "ZNERT":
+                cc = [c for c in chans if c.get("code")[2] == comp]
+                check_channel_dates(g, cc, comp)
+                if comp in "RT":
+                    check_rotation(g, cc, comp)
+                    az = [float(c.find(SXML_NS + "Azimuth").text) for c in cc]
+                    if comp == "T":
+                        raz = [float(c.find(SXML_NS + "Azimuth").text) for c in chans if c.get("code")[2] == "R"]
+                        if any(abs((t - r) % 360 - 90) > 1e-9 for t, r in zip(az, raz)):
+                            fail("%s.%s: T azimuths %r are not R's %r + 90" % (net, sta, az, raz))
             for name, ds in g.items():
                 if name != "StationXML" and abs(float(ds.attrs["sampling_rate"]) - sr) > 1e-12 * sr:
                     fail("%s: sampling_rate %r, StationXML says %r" % (name, ds.attrs["sampling_rate"], sr))
@@ -230,7 +269,7 @@ def check_pyasdf(axb, mpiexec, work):
                 fail("pyasdf %s.%s coordinates %r" % (net, sta, c))
             inv = w.StationXML
             cha = inv[0][0].channels
-            if [x.code for x in cha] != ["LXZ", "LXN", "LXE", "LXR", "LXT"] or cha[0].depth != burial:
+            if [x.code for x in cha] != ["LXZ", "LXN", "LXE", "LXR", "LXR", "LXT", "LXT"] or cha[0].depth != burial:
                 fail("ObsPy %s.%s channels %r" % (net, sta, cha))
             st = w.synthetic
             if len(st) != 10:
@@ -240,6 +279,9 @@ def check_pyasdf(axb, mpiexec, work):
                 r2 = inv.get_coordinates(tr.id, tr.stats.endtime)
                 if r != r2 or r["latitude"] != lat or r["local_depth"] != burial:
                     fail("%s: inventory coordinates %r at the trace's times" % (tr.id, r))
+                o = inv.get_orientation(tr.id, tr.stats.starttime)
+                if o != inv.get_orientation(tr.id, tr.stats.endtime) or o["dip"] != (-90 if tr.id[-1] == "Z" else 0):
+                    fail("%s: inventory orientation %r at the trace's times" % (tr.id, o))
             ok, errors = validate_stationxml(io.BytesIO(ds._ASDFDataSet__file["Waveforms"]["%s.%s" % (net, sta)]
                                                         ["StationXML"][()].tobytes()))
             if not ok:

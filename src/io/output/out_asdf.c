@@ -284,6 +284,17 @@ static axb_status write_stationxml(axb_output *o, const axb_output_desc *d, cons
     int64_t nused = 0;
     for (int64_t r = 0; st == AXB_OK && r < nr; r++)
         if (seen[r]) used[nused++] = r;
+    /* rows grouped by receiver (counting sort, rows ascending within a receiver) */
+    int64_t *off = calloc((size_t)nr + 1, sizeof *off), *rows = malloc((size_t)o->nrows * sizeof *rows);
+    if (st == AXB_OK && (!off || !rows)) st = axb_error_set(err, AXB_ERR_NOMEM, "station tables");
+    if (st == AXB_OK) {
+        for (int64_t row = 0; row < o->nrows; row++) off[a->row_rec[row] + 1]++;
+        for (int64_t r = 0; r < nr; r++) off[r + 1] += off[r];
+        for (int64_t row = 0; row < o->nrows; row++) rows[off[a->row_rec[row]]++] = row;
+        for (int64_t r = nr; r > 0; r--) off[r] = off[r - 1];
+        off[0] = 0;
+    }
+    const asdf_rows t = {tmin, tmax, off, rows, a->row_start, a->span};
     if (st == AXB_OK) sort_recs(used, tmp, nused, a->rec);
     for (int64_t i = 0; st == AXB_OK && i < nused;) {
         int64_t j = i + 1;
@@ -294,7 +305,7 @@ static axb_status write_stationxml(axb_output *o, const axb_output_desc *d, cons
         size_t len = 0;
         station_group(&a->rec[used[i]], path, sizeof path);
         strncat(path, "/StationXML", sizeof path - strlen(path) - 1);
-        st = axb_asdf_stationxml(o, d, used + i, j - i, tmin, tmax, &text, &len, err);
+        st = axb_asdf_stationxml(o, d, used + i, j - i, &t, &text, &len, err);
         if (st == AXB_OK) st = write_text(o, path, text, len, err);
         i = j;
     }
@@ -303,6 +314,8 @@ static axb_status write_stationxml(axb_output *o, const axb_output_desc *d, cons
     free(used);
     free(tmp);
     free(seen);
+    free(off);
+    free(rows);
     return st;
 }
 

@@ -55,39 +55,71 @@ static void dates(sbuf *b, axb_time_ns start, axb_time_ns end)
     axb_sb_printf(b, " startDate=\"%s\" endDate=\"%s\"", s, e);
 }
 
-static void channel(sbuf *b, const axb_output *o, const axb_receiver *r, char comp, axb_time_ns t0, axb_time_ns t1)
+/* Azimuth (degrees clockwise from north, 0..360) of the radial direction at the receiver, away
+ * from the source: the back azimuth plus 180 degrees, on the sphere of geocentric latitudes, the
+ * frame the seismograms are rotated in (R = N cos(az) + E sin(az), T = R rotated 90 degrees
+ * clockwise: tests/asdf_check.py checks both on the traces). */
+static double radial_azimuth(const axb_source *s, const axb_receiver *r)
+{
+    const double d2r = 3.14159265358979323846 / 180.0;
+    const double ls = s->lat * d2r, lr = r->lat * d2r, dl = (s->lon - r->lon) * d2r;
+    const double baz = atan2(sin(dl) * cos(ls), cos(lr) * sin(ls) - sin(lr) * cos(ls) * cos(dl)) / d2r;
+    return fmod(baz + 180.0 + 360.0, 360.0);
+}
+
+static void channel_head(sbuf *b, const axb_output *o, const axb_receiver *r, char comp, axb_time_ns t0, axb_time_ns t1)
 {
     axb_sb_printf(b, "      <Channel code=\"%cX%c\" locationCode=\"%s\"", axb_band_code(o->dt), comp, r->location);
     dates(b, t0, t1);
     axb_sb_printf(b, ">\n");
-    const bool rt = comp == 'R' || comp == 'T';
-    if (rt)
-        axb_sb_printf(b,
-                      "        <Comment><Value>%s component: its azimuth depends on the event (%s), so none is "
-                      "given here</Value></Comment>\n",
-                      comp == 'R' ? "radial" : "transverse",
-                      comp == 'R' ? "positive away from the source" : "90 degrees clockwise from radial");
+}
+
+static void channel_tail(sbuf *b, const axb_output *o, const axb_receiver *r, double azimuth, int dip)
+{
     axb_sb_printf(b, "        <Latitude>%.17g</Latitude>\n        <Longitude>%.17g</Longitude>\n", geographic_lat(r),
                   r->lon);
     axb_sb_printf(b, "        <Elevation>%.17g</Elevation>\n        <Depth>%.17g</Depth>\n", elevation(r),
                   sensor_depth(r));
-    if (!rt) axb_sb_printf(b, "        <Azimuth>%d</Azimuth>\n", comp == 'E' ? 90 : 0);
-    axb_sb_printf(b, "        <Dip>%d</Dip>\n", comp == 'Z' ? -90 : 0);
+    axb_sb_printf(b, "        <Azimuth>%.17g</Azimuth>\n        <Dip>%d</Dip>\n", azimuth, dip);
     axb_sb_printf(b, "        <Type>SYNTHESIZED</Type>\n        <SampleRate>%.17g</SampleRate>\n", 1.0 / o->dt);
     axb_sb_printf(b, "      </Channel>\n");
 }
 
+/* Z, N, E: one epoch over all the receiver's traces. R, T: one epoch per row, since the direction
+ * depends on the row's source; the epoch's comment names the event. Rows whose sources share an
+ * origin time give overlapping R/T epochs: the comment tells them apart. */
+static void channels(sbuf *b, const axb_output *o, const axb_output_desc *d, int64_t irec, char comp,
+                     const asdf_rows *t)
+{
+    const axb_receiver *r = &d->receivers[irec];
+    if (comp != 'R' && comp != 'T') {
+        channel_head(b, o, r, comp, t->tmin[irec], t->tmax[irec]);
+        channel_tail(b, o, r, comp == 'E' ? 90.0 : 0.0, comp == 'Z' ? -90 : 0);
+        return;
+    }
+    for (int64_t k = t->off[irec]; k < t->off[irec + 1]; k++) {
+        const int64_t row = t->rows[k], isrc = d->row_source[row];
+        char id[96];
+        axb_qml_id(id, sizeof id, "event", isrc);
+        channel_head(b, o, r, comp, t->row_start[row], t->row_start[row] + t->span);
+        axb_sb_printf(b, "        <Comment><Value>%s component for event %s</Value></Comment>\n",
+                      comp == 'R' ? "radial (away from the source)" : "transverse (radial turned 90 degrees clockwise)",
+                      id);
+        double az = radial_azimuth(&d->sources[isrc], r) + (comp == 'T' ? 90.0 : 0.0);
+        channel_tail(b, o, r, az >= 360.0 ? az - 360.0 : az, 0);
+    }
+}
+
 axb_status axb_asdf_stationxml(const axb_output *o, const axb_output_desc *d, const int64_t *recs, int64_t nrecs,
-                               const axb_time_ns *tmin, const axb_time_ns *tmax, char **text, size_t *len,
-                               axb_error *err)
+                               const asdf_rows *t, char **text, size_t *len, axb_error *err)
 {
     *text = NULL;
     *len = 0;
     const axb_receiver *first = &d->receivers[recs[0]];
-    axb_time_ns t0 = tmin[recs[0]], t1 = tmax[recs[0]];
+    axb_time_ns t0 = t->tmin[recs[0]], t1 = t->tmax[recs[0]];
     for (int64_t k = 1; k < nrecs; k++) {
-        if (tmin[recs[k]] < t0) t0 = tmin[recs[k]];
-        if (tmax[recs[k]] > t1) t1 = tmax[recs[k]];
+        if (t->tmin[recs[k]] < t0) t0 = t->tmin[recs[k]];
+        if (t->tmax[recs[k]] > t1) t1 = t->tmax[recs[k]];
     }
     char when[40];
     axb_time_format(o->created, when, sizeof when);
@@ -107,8 +139,7 @@ axb_status axb_asdf_stationxml(const axb_output *o, const axb_output_desc *d, co
                   first->network, first->station);
     axb_sb_printf(&b, "      <CreationDate>%s</CreationDate>\n", when);
     for (int64_t k = 0; k < nrecs; k++)
-        for (int c = 0; c < o->ncomp; c++)
-            channel(&b, o, &d->receivers[recs[k]], o->components[c], tmin[recs[k]], tmax[recs[k]]);
+        for (int c = 0; c < o->ncomp; c++) channels(&b, o, d, recs[k], o->components[c], t);
     axb_sb_printf(&b, "    </Station>\n  </Network>\n</FDSNStationXML>\n");
     return finish_text(&b, "StationXML document", text, len, err);
 }

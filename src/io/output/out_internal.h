@@ -145,12 +145,20 @@ axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creat
 
 /* ---- ASDF station and provenance documents (out_asdf_meta.c) ---- */
 
+/* What the StationXML documents need of the rows: by receiver, the first and last sample over its
+ * rows and its rows (rows[off[r]..off[r+1])); by row, the first sample's time. */
+typedef struct asdf_rows {
+    const axb_time_ns *tmin, *tmax;
+    const int64_t *off, *rows;
+    const axb_time_ns *row_start;
+    axb_time_ns span; /* last sample minus first */
+} asdf_rows;
+
 /* FDSN StationXML 1.1 of one station: @p recs [nrecs] are the indices of the receivers with its
- * network and station codes that the rows use; one channel per receiver and component, dated over
- * that receiver's traces (tmin, tmax: first and last sample over its rows, by receiver index). */
+ * network and station codes that the rows use. Per receiver: Z, N, E channels dated over all its
+ * traces; R and T channels, whose orientation depends on the event, one epoch per row. */
 axb_status axb_asdf_stationxml(const axb_output *o, const axb_output_desc *d, const int64_t *recs, int64_t nrecs,
-                               const axb_time_ns *tmin, const axb_time_ns *tmax, char **text, size_t *len,
-                               axb_error *err);
+                               const asdf_rows *t, char **text, size_t *len, axb_error *err);
 /* The provenance entity every trace names (its provenance_id) and the PROV-XML document. */
 #define OUT_PROV_NS "http://seisprov.org/seis_prov/0.1/#"
 #define OUT_PROV_TRACES "sp004_wf_a8b1c0e"
