@@ -4,7 +4,8 @@
 #
 #   jobs/install-deps.sh            build and run dependencies
 #   jobs/install-deps.sh --tests    ... plus what the test suite uses (python3 for JSON checks,
-#                                   python3-h5py and python3-numpy for the Python reader's test,
+#                                   python3-h5py, python3-numpy and python3-lxml for the Python reader's test
+#                                   and to read ASDF files' documents,
 #                                   gnuplot for the benchmark suite's plots, clang-format for the
 #                                   style check, python3-paraview's pvpython to read kernel files'
 #                                   XDMF as ParaView does, xvfb to render its pictures without a
@@ -21,7 +22,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
       libfftw3-dev libyaml-dev libxml2-dev libdeflate-dev)
-[ "${1:-}" = "--tests" ] && pkgs+=(python3 python3-h5py python3-numpy gnuplot-nox clang-format python3-paraview xvfb xauth clang libclang-rt-14-dev)
+[ "${1:-}" = "--tests" ] && pkgs+=(python3 python3-h5py python3-numpy python3-lxml gnuplot-nox clang-format python3-paraview xvfb xauth clang libclang-rt-14-dev)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi
 if ! command -v dpkg-query >/dev/null 2>&1; then

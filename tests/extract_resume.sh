@@ -79,7 +79,11 @@ kill_at_rows "$TMP/out.asdf.h5" $((nasdf / 4)) "pairs $TMP/pairs_asdf.txt" \
     "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5"
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5" --resume >/dev/null || fail "ASDF --resume failed"
 [ -e "$TMP/out.asdf.h5" ] && [ ! -e "$TMP/out.asdf.h5.partial" ] || fail "ASDF not committed"
-h5diff "$TMP/ref.asdf.h5" "$TMP/out.asdf.h5" /Waveforms /Waveforms >/dev/null || fail "resumed ASDF file differs from an uninterrupted run"
+# every trace; each station's StationXML document differs by its <Created> time only (two runs)
+xargs=()
+for g in $(h5ls "$TMP/ref.asdf.h5/Waveforms" | awk '{print $1}'); do xargs+=(--exclude-path "/$g/StationXML"); done
+h5diff "${xargs[@]}" "$TMP/ref.asdf.h5" "$TMP/out.asdf.h5" /Waveforms /Waveforms >/dev/null ||
+    fail "resumed ASDF file differs from an uninterrupted run"
 # killed before its first record (here: a leftover with no record, even a damaged one): --resume
 # starts again from nothing and gives the uninterrupted run's file
 head -c 100000 "$TMP/ref.h5" > "$TMP/early.h5.partial"

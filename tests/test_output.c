@@ -309,7 +309,7 @@ static void check_bulk_file(check_ctx *T, const char *path, const fixture *fx, a
     if (f < 0) return;
     const int ncomp = (int)strlen(comps);
     check_str_attr(T, f, "file_format", "axibulk-seismograms");
-    check_str_attr(T, f, "file_format_version", "1.0");
+    check_str_attr(T, f, "file_format_version", "1.1");
     check_str_attr(T, f, "database", "/data/prem_a_10s");
     check_str_attr(T, f, "command", "axibulk extract test");
     char buf[128] = "";
@@ -484,14 +484,51 @@ static void check_asdf_trace(check_ctx *T, hid_t f, const fixture *fx, int64_t r
     check_fixed_attr(T, d, "origin_id", id);
     CHECK(T, H5Aexists(d, "focal_mechanism_id") == (src->type == AXB_SRC_MOMENT));
     CHECK(T, H5Aexists(d, "magnitude_id") == (isrc == 0));
+    /* every trace names the provenance record of the file (#20) */
+    check_fixed_attr(T, d, "provenance_id", "{http://seisprov.org/seis_prov/0.1/#}sp004_wf_a8b1c0e");
     /* pyasdf's validator allows no other trace attributes */
     H5O_info_t info;
     H5Oget_info2(d, &info, H5O_INFO_NUM_ATTRS);
-    CHECK_MSG(T, info.num_attrs == (src->type == AXB_SRC_MOMENT ? 5u + (isrc == 0) : 4u), "%s: %llu attributes", name,
+    CHECK_MSG(T, info.num_attrs == (src->type == AXB_SRC_MOMENT ? 6u + (isrc == 0) : 5u), "%s: %llu attributes", name,
               (unsigned long long)info.num_attrs);
     H5Sclose(s);
     H5Tclose(t);
     H5Dclose(d);
+}
+
+/* A byte dataset (pyasdf's XML documents) as a NUL-terminated string; NULL if missing. */
+static char *read_text(hid_t loc, const char *name)
+{
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return NULL;
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    hid_t s = H5Dget_space(d);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(s, &n, NULL);
+    char *buf = calloc((size_t)n + 1, 1);
+    if (buf && H5Dread(d, H5T_NATIVE_SCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) buf[0] = '\0';
+    H5Sclose(s);
+    H5Dclose(d);
+    return buf;
+}
+
+/* The fixture's receivers come without site metadata: the StationXML document gives the
+ * geographic latitude derived from the geocentric one, sea level, and one channel per
+ * component (the full check against a STATIONS input is tests/asdf_check.py). */
+static void check_stationxml(check_ctx *T, hid_t sg, const axb_receiver *r, const char *comps)
+{
+    char *x = read_text(sg, "StationXML");
+    CHECK_MSG(T, x != NULL, "%s.%s: no StationXML", r->network, r->station);
+    if (!x) return;
+    char want[128];
+    snprintf(want, sizeof want, "<Latitude>%.17g</Latitude>", axb_geographic_latitude(r->lat));
+    CHECK_MSG(T, strstr(x, want) != NULL, "%s.%s: no %s", r->network, r->station, want);
+    snprintf(want, sizeof want, "<Station code=\"%s\"", r->station);
+    CHECK_MSG(T, strstr(x, want) != NULL, "%s.%s: no %s", r->network, r->station, want);
+    for (const char *c = comps; *c; c++) {
+        snprintf(want, sizeof want, "<Channel code=\"BX%c\" locationCode=\"%s\"", *c, r->location);
+        CHECK_MSG(T, strstr(x, want) != NULL, "%s.%s: no %s", r->network, r->station, want);
+    }
+    free(x);
 }
 
 static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, axb_precision prec, const char *comps,
@@ -517,13 +554,18 @@ static void check_asdf_file(check_ctx *T, const char *path, const fixture *fx, a
         CHECK_MSG(T, sg >= 0, "station group %s missing", g);
         if (sg < 0) continue;
         H5Gget_info(sg, &gi);
-        CHECK(T, gi.nlinks == (hsize_t)NSRC * strlen(comps));
+        CHECK(T, gi.nlinks == (hsize_t)NSRC * strlen(comps) + 1); /* + StationXML (#20) */
+        check_stationxml(T, sg, &fx->rec[r], comps);
         H5Gclose(sg);
     }
     H5Gclose(w);
     for (int64_t row = 0; row < NROWS; row++)
         for (int c = 0; c < (int)strlen(comps); c++) check_asdf_trace(T, f, fx, row, c, comps, tag, prec);
     check_quakeml(T, f, fx);
+    char *prov = read_text(f, "Provenance/axibulk_extract");
+    CHECK_MSG(T, prov && strstr(prov, "<prov:document ") && strstr(prov, "<seis_prov:software_version>"),
+              "provenance document: %.200s", prov ? prov : "(missing)");
+    free(prov);
     H5Fclose(f);
 }
 
@@ -831,6 +873,44 @@ static void check_helpers(check_ctx *T)
     CHECK_STR(T, axb_precision_name(AXB_FLOAT64), "float64");
 }
 
+/* The receivers' site metadata is written when the file is created, so it is part of the job's
+ * identity: resuming an unfinished ASDF file with another burial is refused (it would keep the old
+ * StationXML), with the same one accepted (#20). */
+static void check_resume_site(check_ctx *T, const char *dir)
+{
+    fixture fx;
+    make_fixture(&fx, false);
+    fx.rec[0].has_site = true;
+    fx.rec[0].geo_lat = axb_geographic_latitude(fx.rec[0].lat);
+    fx.rec[0].elevation = 1850.0;
+    fx.rec[0].burial = 100.0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/site.h5", dir);
+    axb_error err = AXB_ERROR_INIT;
+    axb_output *o = NULL;
+    axb_output_desc d = make_desc(&fx, path, AXB_OUT_ASDF, AXB_FLOAT64, "Z");
+    axb_status st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    /* one row on disk and recorded, so that the resume has something to keep */
+    const int64_t row0 = 0;
+    double trace[NSAMP] = {0};
+    st = axb_output_write(o, T->rank == 0 ? 1 : 0, &row0, trace, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+    uint8_t done[NROWS];
+    fx.rec[0].burial = 0.0;
+    st = axb_output_resume(MPI_COMM_WORLD, &d, done, &o, &err);
+    CHECK_MSG(T, st == (T->rank == 0 ? AXB_ERR_ARG : AXB_ERR_REMOTE) && o == NULL, "resume with another burial: %d %s",
+              (int)st, err.msg);
+    CHECK_CONTAINS(T, err.msg, "another job");
+    if (o) CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+    axb_error_clear(&err);
+    fx.rec[0].burial = 100.0;
+    st = axb_output_resume(MPI_COMM_WORLD, &d, done, &o, &err);
+    CHECK_MSG(T, st == AXB_OK && done[0] == 1, "resume with the same metadata: %s", err.msg);
+    if (st == AXB_OK) CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -856,6 +936,7 @@ int main(int argc, char **argv)
     check_tag_levels(&T, dir, size);
     check_many_runs(&T, dir, size);
     check_refusals(&T, dir, size);
+    check_resume_site(&T, dir);
     if (getenv("AXB_KEEP_OUTPUT")) {
         if (T.rank == 0) printf("kept %s\n", dir);
     } else {

@@ -41,15 +41,19 @@ typedef enum axb_precision { AXB_FLOAT32 = 0, AXB_FLOAT64 } axb_precision;
 typedef struct axb_output_desc {
     const char *path; /**< final name; data go to PATH.partial, renamed to PATH on commit */
     axb_out_format format;
-    axb_precision precision;   /**< sample type in the file; writes always pass float64 */
-    int64_t nrows;             /**< one row = one source–receiver seismogram set; >= 1 */
-    const char *components;    /**< distinct letters of "ZNERT" in output order; ncomp = strlen */
-    int64_t nsamples;          /**< samples per trace, >= 1 */
-    double dt;                 /**< sampling interval, s, > 0 */
-    double start_offset;       /**< first sample's time minus the row's source origin time, s */
-    const char *kind;          /**< "displacement" | "velocity" | "acceleration" */
-    const char *database;      /**< database path, recorded as provenance */
-    const axb_source *sources; /**< [nsources], identical on all ranks (sliprates not used) */
+    axb_precision precision;    /**< sample type in the file; writes always pass float64 */
+    int64_t nrows;              /**< one row = one source–receiver seismogram set; >= 1 */
+    const char *components;     /**< distinct letters of "ZNERT" in output order; ncomp = strlen */
+    int64_t nsamples;           /**< samples per trace, >= 1 */
+    double dt;                  /**< sampling interval, s, > 0 */
+    double start_offset;        /**< first sample's time minus the row's source origin time, s */
+    const char *kind;           /**< "displacement" | "velocity" | "acceleration" */
+    const char *database;       /**< database path, recorded as provenance */
+    const char *database_kind;  /**< "forward" | "reciprocal", provenance; NULL = not recorded */
+    const char *database_model; /**< background model name, provenance; NULL = not recorded */
+    double database_period;     /**< dominant period (s), provenance; 0 = not recorded */
+    int database_file_version;  /**< database file version, provenance; 0 = not recorded */
+    const axb_source *sources;  /**< [nsources], identical on all ranks (sliprates not used) */
     int64_t nsources;
     const axb_receiver *receivers; /**< [nreceivers], identical on all ranks */
     int64_t nreceivers;

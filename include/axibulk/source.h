@@ -46,8 +46,16 @@ typedef struct axb_source {
 
 typedef struct axb_receiver {
     double lat, lon; /**< geocentric latitude and longitude, degrees */
-    double depth;    /**< m below the surface; NAN when not given */
+    double depth;    /**< m below the surface where the seismogram is computed; NAN when not given */
     char network[8], station[8], location[8];
+    /** Site metadata as the input gave it, written to outputs and never used in computing (burial
+     *  does not move the receiver: docs/file-formats.md). Valid only when has_site; receivers of
+     *  readers without it are zero-initialised, so has_site is false and outputs derive the
+     *  geographic latitude from lat. */
+    bool has_site;
+    double geo_lat;   /**< WGS84 geographic latitude as given, degrees */
+    double elevation; /**< m above sea level; NAN when not given */
+    double burial;    /**< m below the ground of the sensor; NAN when not given */
 } axb_receiver;
 
 typedef struct axb_source_list {

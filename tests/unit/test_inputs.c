@@ -651,6 +651,10 @@ static void test_stationxml(tctx *x)
     if (l.n == 1) {
         CHECK_CLOSE(t, l.rec[0].lat, 42.639, 1e-12);
         CHECK(t, l.rec[0].lon == 74.494);
+        /* site metadata kept for the outputs (#20): latitude as given, station elevation, the
+         * first channel's depth below the ground; the receiver itself stays at the surface */
+        CHECK(t, l.rec[0].has_site && l.rec[0].geo_lat == 42.83082314080133);
+        CHECK(t, l.rec[0].elevation == 1.0 && l.rec[0].burial == 0.0 && isnan(l.rec[0].depth));
     }
     axb_receiver_list_free(&l);
 
@@ -677,6 +681,8 @@ static void test_stationxml(tctx *x)
         CHECK_STR(t, l.rec[2].station, "AAK");
         CHECK(t, l.rec[0].lat == axb_geocentric_latitude(34.9459) && l.rec[0].lon == -106.4572);
         CHECK(t, l.rec[1].lat == axb_geocentric_latitude(64.8736) && l.rec[1].lon == -147.8616);
+        /* no <Elevation>, no channel <Depth>: not given */
+        CHECK(t, l.rec[0].has_site && isnan(l.rec[0].elevation) && isnan(l.rec[0].burial));
         /* Instaseis: elliptic_to_geocentric_latitude(42.639) = 42.447282895793926 */
         CHECK_CLOSE(t, l.rec[2].lat, 42.447282895793926, 1e-12);
     }
@@ -745,6 +751,10 @@ static void test_stations(tctx *x)
         CHECK_CLOSE(t, l.rec[2].lat, 42.447282895793926, 1e-12);   /* Instaseis, see above */
         CHECK(t, l.rec[2].lon == 74.494 && isnan(l.rec[2].depth)); /* burial not used */
         CHECK(t, l.rec[1].lat == axb_geocentric_latitude(64.8736));
+        /* ... but kept, with elevation and the latitude as given, for the outputs (#20) */
+        CHECK(t, l.rec[2].has_site && l.rec[2].geo_lat == 42.639);
+        CHECK(t, l.rec[2].elevation == 1645.0 && l.rec[2].burial == 30.0);
+        CHECK(t, l.rec[0].elevation == 1850.0 && l.rec[0].burial == 100.0 && isnan(l.rec[0].depth));
     }
     axb_receiver_list_free(&l);
     static const struct {

@@ -1,6 +1,8 @@
 /* SPECFEM STATIONS files: "STA NET LAT LON ELEVATION BURIAL" per line, latitudes WGS84 geographic.
- * As in Instaseis' Receiver._parse_stations_file, elevation and burial are read but not used (the
- * receiver sits at the surface: depth NAN) and exact duplicates are dropped. Blank lines and lines
+ * As in Instaseis' Receiver._parse_stations_file, elevation and burial do not move the receiver
+ * (it sits at the surface: depth NAN; a reciprocal database serves one receiver depth only), but
+ * they and the geographic latitude are kept as site metadata for the outputs. Exact duplicates are
+ * dropped. Blank lines and lines
  * starting with '#' are skipped. */
 #include "in_internal.h"
 
@@ -24,6 +26,10 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_rec
     if (st) return axb_error_prefix(err, "%s:%" PRId64, t->path, t->lineno);
     r->lat = axb_geocentric_latitude(v[2]);
     r->lon = v[3];
+    r->has_site = true;
+    r->geo_lat = v[2];
+    r->elevation = v[4];
+    r->burial = v[5];
     return AXB_OK;
 }
 

@@ -2,7 +2,9 @@
  * the channels' coordinates when the station has channels (they must all be the same), else the
  * station's own; latitude WGS84 geographic -> geocentric; network and station codes, empty
  * location code (channels of all location codes collapse into one receiver), no depth (NAN);
- * exact duplicates dropped. */
+ * exact duplicates dropped. The geographic latitude, the station's elevation and the first
+ * channel's depth below the ground are kept as site metadata for the outputs (not used in
+ * computing, as for STATIONS files). */
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +59,14 @@ static axb_status read_station(const char *path, const xmlNode *sta, const char 
     if (st) return axb_error_prefix(err, "%s:%ld: station '%s.%s'", path, xmlGetLineNo(sta), r->network, r->station);
     r->lat = axb_geocentric_latitude(lat);
     r->lon = lon;
+    r->has_site = true;
+    r->geo_lat = lat;
+    r->elevation = r->burial = NAN;
+    xmlNodePtr n = axb_xml_child(sta, "Elevation");
+    if (n) AXB_TRY(axb_xml_double(path, n, &r->elevation, err));
+    ch = axb_xml_child(sta, "Channel");
+    n = ch ? axb_xml_child(ch, "Depth") : NULL;
+    if (n) AXB_TRY(axb_xml_double(path, n, &r->burial, err));
     return AXB_OK;
 }
 

@@ -1,9 +1,10 @@
 /* ASDF 1.0.3 as pyasdf writes and reads it (docs/output-format.md): one dataset per trace under
  * /Waveforms/NET.STA, one event per source in /QuakeML, traces linked to their event.
  *
- * Parallel HDF5 requires every rank to create every dataset and attribute identically, so all of
- * them are made in create, from the descriptor every rank holds; a write then only opens this
- * rank's trace datasets and writes them independently (no other rank has to take part). */
+ * Every dataset and attribute, including the StationXML and provenance documents
+ * (out_asdf_meta.c), is made in create, which rank 0 runs alone through the serial driver (no MPI
+ * call may happen there); a write then only opens this rank's trace datasets and writes them
+ * independently (no other rank has to take part). */
 #include "io/output/out_internal.h"
 
 #include <ctype.h>
@@ -20,6 +21,8 @@
 #define ASDF_FORMAT "ASDF"
 #define ASDF_VERSION "1.0.3"
 #define ASDF_NAME_MAX 256
+/* The name of the provenance document in /Provenance (ASDF 1.0.3 allows any printable ASCII). */
+#define OUT_PROV_NAME "axibulk_extract"
 
 typedef struct asdf_impl {
     axb_receiver *rec;          /* copy of the receiver table */
@@ -209,6 +212,18 @@ static axb_status write_root_attrs(axb_output *o, const axb_output_desc *d, axb_
     return AXB_OK;
 }
 
+/* A byte dataset holding a document, as pyasdf stores XML (int8 array, no terminating NUL). */
+static axb_status write_text(axb_output *o, const char *path, char *text, size_t len, axb_error *err)
+{
+    hsize_t dims[1] = {(hsize_t)len};
+    hid_t ds;
+    axb_status st = axb_h5out_dataset(o->file, path, H5T_STD_I8LE, 1, dims, &ds, err);
+    if (st == AXB_OK) st = axb_h5out_write_root(o, ds, H5T_NATIVE_SCHAR, text, err);
+    if (ds >= 0) H5Dclose(ds);
+    free(text);
+    return st;
+}
+
 static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     char *text = NULL;
@@ -218,12 +233,89 @@ static axb_status write_quakeml(axb_output *o, const axb_output_desc *d, axb_err
         free(text);
         return st;
     }
-    hsize_t dims[1] = {(hsize_t)len};
-    hid_t ds;
-    st = axb_h5out_dataset(o->file, "QuakeML", H5T_STD_I8LE, 1, dims, &ds, err);
-    if (st == AXB_OK) st = axb_h5out_write_root(o, ds, H5T_NATIVE_SCHAR, text, err);
-    if (ds >= 0) H5Dclose(ds);
-    free(text);
+    return write_text(o, "QuakeML", text, len, err);
+}
+
+static axb_status write_provenance(axb_output *o, const axb_output_desc *d, axb_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    AXB_TRY(axb_asdf_provenance(o, d, &text, &len, err));
+    return write_text(o, "Provenance/" OUT_PROV_NAME, text, len, err);
+}
+
+static int cmp_rec_idx(int64_t i, int64_t j, const axb_receiver *rec)
+{
+    int c = strcmp(rec[i].network, rec[j].network);
+    if (!c) c = strcmp(rec[i].station, rec[j].station);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* Merge sort of receiver indices by (network, station, index): qsort has no
+ * context argument in C17. */
+static void sort_recs(int64_t *v, int64_t *tmp, int64_t n, const axb_receiver *rec)
+{
+    if (n < 2) return;
+    const int64_t h = n / 2;
+    sort_recs(v, tmp, h, rec);
+    sort_recs(v + h, tmp, n - h, rec);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = cmp_rec_idx(v[i], v[j], rec) <= 0 ? v[i++] : v[j++];
+    while (i < h) tmp[k++] = v[i++];
+    while (j < n) tmp[k++] = v[j++];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+/* /Waveforms/NET.STA/StationXML for every station the rows use. */
+static axb_status write_stationxml(axb_output *o, const axb_output_desc *d, const asdf_impl *a, axb_error *err)
+{
+    const int64_t nr = d->nreceivers;
+    axb_time_ns *tmin = malloc((size_t)nr * sizeof *tmin), *tmax = malloc((size_t)nr * sizeof *tmax);
+    int64_t *used = malloc((size_t)nr * sizeof *used), *tmp = malloc((size_t)nr * sizeof *tmp);
+    bool *seen = calloc((size_t)nr, sizeof *seen);
+    axb_status st = tmin && tmax && used && tmp && seen ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "station tables");
+    for (int64_t row = 0; st == AXB_OK && row < o->nrows; row++) {
+        const int64_t r = a->row_rec[row];
+        const axb_time_ns t0 = a->row_start[row], t1 = t0 + a->span;
+        if (!seen[r] || t0 < tmin[r]) tmin[r] = t0;
+        if (!seen[r] || t1 > tmax[r]) tmax[r] = t1;
+        seen[r] = true;
+    }
+    int64_t nused = 0;
+    for (int64_t r = 0; st == AXB_OK && r < nr; r++)
+        if (seen[r]) used[nused++] = r;
+    /* rows grouped by receiver (counting sort, rows ascending within a receiver) */
+    int64_t *off = calloc((size_t)nr + 1, sizeof *off), *rows = malloc((size_t)o->nrows * sizeof *rows);
+    if (st == AXB_OK && (!off || !rows)) st = axb_error_set(err, AXB_ERR_NOMEM, "station tables");
+    if (st == AXB_OK) {
+        for (int64_t row = 0; row < o->nrows; row++) off[a->row_rec[row] + 1]++;
+        for (int64_t r = 0; r < nr; r++) off[r + 1] += off[r];
+        for (int64_t row = 0; row < o->nrows; row++) rows[off[a->row_rec[row]]++] = row;
+        for (int64_t r = nr; r > 0; r--) off[r] = off[r - 1];
+        off[0] = 0;
+    }
+    const asdf_rows t = {tmin, tmax, off, rows, a->row_start, a->span};
+    if (st == AXB_OK) sort_recs(used, tmp, nused, a->rec);
+    for (int64_t i = 0; st == AXB_OK && i < nused;) {
+        int64_t j = i + 1;
+        while (j < nused && !strcmp(a->rec[used[j]].network, a->rec[used[i]].network) &&
+               !strcmp(a->rec[used[j]].station, a->rec[used[i]].station))
+            j++;
+        char path[ASDF_NAME_MAX], *text = NULL;
+        size_t len = 0;
+        station_group(&a->rec[used[i]], path, sizeof path);
+        strncat(path, "/StationXML", sizeof path - strlen(path) - 1);
+        st = axb_asdf_stationxml(o, d, used + i, j - i, &t, &text, &len, err);
+        if (st == AXB_OK) st = write_text(o, path, text, len, err);
+        i = j;
+    }
+    free(tmin);
+    free(tmax);
+    free(used);
+    free(tmp);
+    free(seen);
+    free(off);
+    free(rows);
     return st;
 }
 
@@ -262,6 +354,7 @@ static axb_status trace_attrs(hid_t ds, const axb_output *o, const asdf_impl *a,
     AXB_TRY(axb_h5out_attr_fixstr(ds, "event_id", id, err));
     axb_qml_id(id, sizeof id, "origin", isrc);
     AXB_TRY(axb_h5out_attr_fixstr(ds, "origin_id", id, err));
+    AXB_TRY(axb_h5out_attr_fixstr(ds, "provenance_id", "{" OUT_PROV_NS "}" OUT_PROV_TRACES, err));
     if (s->type == AXB_SRC_MOMENT) {
         /* Same condition as the magnitude in the QuakeML document. */
         if (axb_moment_m0(s->m) > 0) {
@@ -304,7 +397,9 @@ static axb_status asdf_create(axb_output *o, const axb_output_desc *d, axb_error
     AXB_TRY(axb_h5out_group(o->file, "Provenance", err));
     AXB_TRY(axb_h5out_group(o->file, "AuxiliaryData", err));
     AXB_TRY(write_quakeml(o, d, err));
+    AXB_TRY(write_provenance(o, d, err));
     AXB_TRY(create_stations(o, a, err));
+    AXB_TRY(write_stationxml(o, d, a, err));
     return create_traces(o, d, a, err);
 }
 

@@ -14,7 +14,7 @@
 #include "io/hdf5/h5util.h"
 
 #define BULK_FORMAT "axibulk-seismograms"
-#define BULK_VERSION "1.0"
+#define BULK_VERSION "1.1"
 
 typedef struct bulk_impl {
     hid_t seis;      /* /seismograms */
@@ -36,6 +36,7 @@ typedef struct bulk_source {
 typedef struct bulk_receiver {
     char network[8], station[8], location[8];
     double lat, lon, depth;
+    double geo_lat, elevation, burial; /* since 1.1 */
 } bulk_receiver;
 
 static hid_t fixed_string(size_t n)
@@ -87,6 +88,9 @@ static hid_t receiver_type(void)
     if (rc >= 0) rc = H5Tinsert(t, "latitude", offsetof(bulk_receiver, lat), H5T_NATIVE_DOUBLE);
     if (rc >= 0) rc = H5Tinsert(t, "longitude", offsetof(bulk_receiver, lon), H5T_NATIVE_DOUBLE);
     if (rc >= 0) rc = H5Tinsert(t, "depth", offsetof(bulk_receiver, depth), H5T_NATIVE_DOUBLE);
+    if (rc >= 0) rc = H5Tinsert(t, "latitude_geographic", offsetof(bulk_receiver, geo_lat), H5T_NATIVE_DOUBLE);
+    if (rc >= 0) rc = H5Tinsert(t, "elevation", offsetof(bulk_receiver, elevation), H5T_NATIVE_DOUBLE);
+    if (rc >= 0) rc = H5Tinsert(t, "burial", offsetof(bulk_receiver, burial), H5T_NATIVE_DOUBLE);
     if (s8 >= 0) H5Tclose(s8);
     if (rc < 0 && t >= 0) {
         H5Tclose(t);
@@ -172,11 +176,17 @@ static axb_status write_receivers(axb_output *o, const axb_output_desc *d, axb_e
         t[i].lat = r->lat;
         t[i].lon = r->lon;
         t[i].depth = r->depth;
+        t[i].geo_lat = r->has_site ? r->geo_lat : axb_geographic_latitude(r->lat);
+        t[i].elevation = r->has_site ? r->elevation : NAN;
+        t[i].burial = r->has_site ? r->burial : NAN;
     }
     if (st == AXB_OK)
         st = write_table(o, "receivers", type, d->nreceivers, t,
                          "latitude: degrees (geocentric); longitude: degrees; depth: m below the "
-                         "surface, NaN if not given",
+                         "surface where the seismogram was computed, NaN if not given (the surface); "
+                         "latitude_geographic: degrees (WGS84); elevation: m above sea level and "
+                         "burial: m below the ground of the sensor, as the input gave them, NaN if "
+                         "not given (metadata only)",
                          err);
     if (type >= 0) H5Tclose(type);
     free(t);

@@ -153,6 +153,12 @@ static uint64_t tables_checksum(const axb_output_desc *d)
         h = fnv(h, r->network, strnlen(r->network, sizeof r->network));
         h = fnv(h, r->station, strnlen(r->station, sizeof r->station));
         h = fnv(h, r->location, strnlen(r->location, sizeof r->location));
+        /* Site metadata goes into the file at creation: a resume with other values would leave
+         * the old ones in place. Receivers without it keep their old checksum. */
+        if (r->has_site) {
+            const double site[3] = {r->geo_lat, r->elevation, r->burial};
+            h = fnv(h, site, sizeof site);
+        }
     }
     h = fnv(h, d->row_source, (size_t)d->nrows * sizeof *d->row_source);
     return fnv(h, d->row_receiver, (size_t)d->nrows * sizeof *d->row_receiver);

@@ -121,6 +121,17 @@ axb_status axb_h5out_attr_int64(hid_t loc, const char *name, int64_t value, axb_
  * every rank makes the same sequence of calls. */
 axb_status axb_h5out_write_root(const axb_output *o, hid_t dset, hid_t memtype, const void *buf, axb_error *err);
 
+/* ---- XML text (out_xmltext.c) ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool failed; /* out of memory: later appends do nothing */
+} sbuf;
+void axb_sb_printf(sbuf *b, const char *fmt, ...) AXB_PRINTF(2, 3);
+/* Escaped text: markup characters escaped; control and non-ASCII bytes become '?'. */
+void axb_sb_text(sbuf *b, const char *s);
+
 /* ---- QuakeML text (out_quakeml.c) ---- */
 
 /* Resource identifiers shared by the QuakeML document and the ASDF trace attributes. */
@@ -131,5 +142,26 @@ void axb_qml_id(char *buf, size_t size, const char *what, int64_t isrc);
  * moment sources; force components in a comment for force sources). *text is malloc'ed. */
 axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created, char **text,
                              size_t *len, axb_error *err);
+
+/* ---- ASDF station and provenance documents (out_asdf_meta.c) ---- */
+
+/* What the StationXML documents need of the rows: by receiver, the first and last sample over its
+ * rows and its rows (rows[off[r]..off[r+1])); by row, the first sample's time. */
+typedef struct asdf_rows {
+    const axb_time_ns *tmin, *tmax;
+    const int64_t *off, *rows;
+    const axb_time_ns *row_start;
+    axb_time_ns span; /* last sample minus first */
+} asdf_rows;
+
+/* FDSN StationXML 1.1 of one station: @p recs [nrecs] are the indices of the receivers with its
+ * network and station codes that the rows use. Per receiver: Z, N, E channels dated over all its
+ * traces; R and T channels, whose orientation depends on the event, one epoch per row. */
+axb_status axb_asdf_stationxml(const axb_output *o, const axb_output_desc *d, const int64_t *recs, int64_t nrecs,
+                               const asdf_rows *t, char **text, size_t *len, axb_error *err);
+/* The provenance entity every trace names (its provenance_id) and the PROV-XML document. */
+#define OUT_PROV_NS "http://seisprov.org/seis_prov/0.1/#"
+#define OUT_PROV_TRACES "sp004_wf_a8b1c0e"
+axb_status axb_asdf_provenance(const axb_output *o, const axb_output_desc *d, char **text, size_t *len, axb_error *err);
 
 #endif

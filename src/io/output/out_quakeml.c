@@ -5,65 +5,11 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "axibulk/source.h"
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool failed; /* out of memory: later appends do nothing */
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) AXB_PRINTF(2, 3);
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap <= b->len + (size_t)n) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            b->failed = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-}
-
-/* Names come from user files: markup characters are escaped, and bytes XML 1.0 does not allow
- * (control characters) or that might not be UTF-8 (non-ASCII) become '?'. */
-static void sb_text(sbuf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&': sb_printf(b, "&amp;"); break;
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        case '\'': sb_printf(b, "&apos;"); break;
-        default: sb_printf(b, "%c", c < 0x20 || c >= 0x7f ? '?' : (char)c);
-        }
-    }
-}
 
 void axb_qml_id(char *buf, size_t size, const char *what, int64_t isrc)
 {
@@ -73,7 +19,7 @@ void axb_qml_id(char *buf, size_t size, const char *what, int64_t isrc)
 /* <name><value>v</value></name>; %.17g keeps every double exactly. */
 static void sb_value(sbuf *b, const char *indent, const char *name, double v)
 {
-    sb_printf(b, "%s<%s><value>%.17g</value></%s>\n", indent, name, v, name);
+    axb_sb_printf(b, "%s<%s><value>%.17g</value></%s>\n", indent, name, v, name);
 }
 
 static void write_event(sbuf *b, const axb_source *s, int64_t i)
@@ -89,44 +35,44 @@ static void write_event(sbuf *b, const axb_source *s, int64_t i)
     const double m0 = moment ? axb_moment_m0(s->m) : 0;
     const bool has_mag = moment && m0 > 0;
 
-    sb_printf(b, "    <event publicID=\"%s\">\n", ev);
-    sb_printf(b, "      <preferredOriginID>%s</preferredOriginID>\n", org);
-    if (has_mag) sb_printf(b, "      <preferredMagnitudeID>%s</preferredMagnitudeID>\n", mag);
-    if (moment) sb_printf(b, "      <preferredFocalMechanismID>%s</preferredFocalMechanismID>\n", fm);
+    axb_sb_printf(b, "    <event publicID=\"%s\">\n", ev);
+    axb_sb_printf(b, "      <preferredOriginID>%s</preferredOriginID>\n", org);
+    if (has_mag) axb_sb_printf(b, "      <preferredMagnitudeID>%s</preferredMagnitudeID>\n", mag);
+    if (moment) axb_sb_printf(b, "      <preferredFocalMechanismID>%s</preferredFocalMechanismID>\n", fm);
     if (s->name[0]) {
-        sb_printf(b, "      <description>\n        <text>");
-        sb_text(b, s->name);
-        sb_printf(b, "</text>\n        <type>earthquake name</type>\n      </description>\n");
+        axb_sb_printf(b, "      <description>\n        <text>");
+        axb_sb_text(b, s->name);
+        axb_sb_printf(b, "</text>\n        <type>earthquake name</type>\n      </description>\n");
     }
     if (!moment)
-        sb_printf(b,
-                  "      <comment>\n        <text>force source: f_r = %.17g N, f_t = %.17g N, "
-                  "f_p = %.17g N ((r, theta, phi) frame)</text>\n      </comment>\n",
-                  s->f[0], s->f[1], s->f[2]);
-    sb_printf(b, "      <origin publicID=\"%s\">\n", org);
-    sb_printf(b, "        <time><value>%s</value></time>\n", when);
+        axb_sb_printf(b,
+                      "      <comment>\n        <text>force source: f_r = %.17g N, f_t = %.17g N, "
+                      "f_p = %.17g N ((r, theta, phi) frame)</text>\n      </comment>\n",
+                      s->f[0], s->f[1], s->f[2]);
+    axb_sb_printf(b, "      <origin publicID=\"%s\">\n", org);
+    axb_sb_printf(b, "        <time><value>%s</value></time>\n", when);
     sb_value(b, "        ", "latitude", axb_geographic_latitude(s->lat));
     sb_value(b, "        ", "longitude", s->lon);
     if (isfinite(s->depth)) sb_value(b, "        ", "depth", s->depth);
-    sb_printf(b, "      </origin>\n");
+    axb_sb_printf(b, "      </origin>\n");
     if (has_mag) {
-        sb_printf(b, "      <magnitude publicID=\"%s\">\n", mag);
+        axb_sb_printf(b, "      <magnitude publicID=\"%s\">\n", mag);
         sb_value(b, "        ", "mag", axb_moment_mw(m0));
-        sb_printf(b, "        <type>Mw</type>\n        <originID>%s</originID>\n", org);
-        sb_printf(b, "      </magnitude>\n");
+        axb_sb_printf(b, "        <type>Mw</type>\n        <originID>%s</originID>\n", org);
+        axb_sb_printf(b, "      </magnitude>\n");
     }
     if (moment) {
         static const char *const comp[6] = {"Mrr", "Mtt", "Mpp", "Mrt", "Mrp", "Mtp"};
-        sb_printf(b, "      <focalMechanism publicID=\"%s\">\n", fm);
-        sb_printf(b, "        <momentTensor publicID=\"%s\">\n", mt);
-        sb_printf(b, "          <derivedOriginID>%s</derivedOriginID>\n", org);
-        if (has_mag) sb_printf(b, "          <momentMagnitudeID>%s</momentMagnitudeID>\n", mag);
+        axb_sb_printf(b, "      <focalMechanism publicID=\"%s\">\n", fm);
+        axb_sb_printf(b, "        <momentTensor publicID=\"%s\">\n", mt);
+        axb_sb_printf(b, "          <derivedOriginID>%s</derivedOriginID>\n", org);
+        if (has_mag) axb_sb_printf(b, "          <momentMagnitudeID>%s</momentMagnitudeID>\n", mag);
         sb_value(b, "          ", "scalarMoment", m0);
-        sb_printf(b, "          <tensor>\n");
+        axb_sb_printf(b, "          <tensor>\n");
         for (int k = 0; k < 6; k++) sb_value(b, "            ", comp[k], s->m[k]);
-        sb_printf(b, "          </tensor>\n        </momentTensor>\n      </focalMechanism>\n");
+        axb_sb_printf(b, "          </tensor>\n        </momentTensor>\n      </focalMechanism>\n");
     }
-    sb_printf(b, "    </event>\n");
+    axb_sb_printf(b, "    </event>\n");
 }
 
 axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creator, axb_time_ns created, char **text,
@@ -137,16 +83,16 @@ axb_status axb_quakeml_write(const axb_source *src, int64_t n, const char *creat
     char when[40];
     axb_time_format(created, when, sizeof when);
     sbuf b = {NULL, 0, 0, false};
-    sb_printf(&b,
-              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-              "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "
-              "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"
-              "  <eventParameters publicID=\"" OUT_QML_ID_PREFIX "catalog\">\n"
-              "    <creationInfo>\n      <author>");
-    sb_text(&b, creator);
-    sb_printf(&b, "</author>\n      <creationTime>%s</creationTime>\n    </creationInfo>\n", when);
+    axb_sb_printf(&b,
+                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<q:quakeml xmlns:q=\"http://quakeml.org/xmlns/quakeml/1.2\" "
+                  "xmlns=\"http://quakeml.org/xmlns/bed/1.2\">\n"
+                  "  <eventParameters publicID=\"" OUT_QML_ID_PREFIX "catalog\">\n"
+                  "    <creationInfo>\n      <author>");
+    axb_sb_text(&b, creator);
+    axb_sb_printf(&b, "</author>\n      <creationTime>%s</creationTime>\n    </creationInfo>\n", when);
     for (int64_t i = 0; i < n; i++) write_event(&b, &src[i], i);
-    sb_printf(&b, "  </eventParameters>\n</q:quakeml>\n");
+    axb_sb_printf(&b, "  </eventParameters>\n</q:quakeml>\n");
     if (b.failed) {
         free(b.p);
         return axb_error_set(err, AXB_ERR_NOMEM, "QuakeML document of %" PRId64 " events", n);
