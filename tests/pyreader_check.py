@@ -173,16 +173,16 @@ def check_extensions(path):
     shutil.copy(path, ext)
     with h5py.File(ext, "r+") as h:
         old = h["receivers"][:]
-        dt = np.dtype([(k, old.dtype[k]) for k in old.dtype.names] + [("elevation", "<f8")])
+        dt = np.dtype([(k, old.dtype[k]) for k in old.dtype.names] + [("future_column", "<f8")])
         new = np.zeros(len(old), dt)
         for k in old.dtype.names:
             new[k] = old[k]
-        new["elevation"] = 100.0 + np.arange(len(old))
+        new["future_column"] = 100.0 + np.arange(len(old))
         del h["receivers"]
         h["receivers"] = new
         h["row_written"][3] = 0
     with axibulk_read.open(ext) as f:
-        check(f[4].receiver["elevation"] == 100.0 + f.row_receiver[4], "extra column passed through")
+        check(f[4].receiver["future_column"] == 100.0 + f.row_receiver[4], "extra column passed through")
         check(3 not in f.select(), "an unwritten row is left out")
         check(3 in f.select(written_only=False) and not f[3].written, "written_only=False keeps it")
     try:
