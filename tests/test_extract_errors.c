@@ -72,6 +72,18 @@ int main(int argc, char **argv)
     high.depth = -1;
     CHECK(&T, try_pair(bwd, "Z", 0, &high, &far, &err) == AXB_ERR_RANGE);
     CHECK_CONTAINS(&T, err.msg, "source too shallow");
+    /* a station's burial is metadata within 1 km of the database's receiver depth (the pair then
+     * fails only later, on its distance), refused beyond */
+    axb_receiver bore = far;
+    bore.has_site = true;
+    bore.burial = 145.5;
+    snprintf(bore.network, sizeof bore.network, "IU");
+    snprintf(bore.station, sizeof bore.station, "DEEP");
+    CHECK(&T, try_pair(bwd, "Z", 0, &mt, &bore, &err) == AXB_ERR_RANGE);
+    CHECK_CONTAINS(&T, err.msg, "epicentral distance 40.000 deg");
+    bore.burial = 500e3;
+    CHECK(&T, try_pair(bwd, "Z", 0, &mt, &bore, &err) == AXB_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(&T, err.msg, "receiver is at 0.0 km depth; station IU.DEEP is buried 500.0 km deep");
     axb_receiver buried = far;
     buried.depth = 1500e3;
     axb_source at_db = mt; /* the forward database's own source depth */

@@ -49,7 +49,8 @@ typedef struct axb_receiver {
     double depth;    /**< m below the surface where the seismogram is computed; NAN when not given */
     char network[8], station[8], location[8];
     /** Site metadata as the input gave it, written to outputs and never used in computing (burial
-     *  does not move the receiver: docs/file-formats.md). Valid only when has_site; receivers of
+     *  does not move the receiver; a burial over 1 km from a reciprocal database's receiver depth
+     *  is refused: docs/file-formats.md). Valid only when has_site; receivers of
      *  readers without it are zero-initialised, so has_site is false and outputs derive the
      *  geographic latitude from lat. */
     bool has_site;

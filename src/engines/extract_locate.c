@@ -42,8 +42,19 @@ static axb_status check_position(double lat, double lon, const char *what, axb_e
  * surface. Instaseis ignores the receiver's depth here; silently handing out the seismogram of a
  * receiver at another depth would be wrong, so the pair is refused unless the depths agree within
  * a metre (the float32 header holds the depth to a few centimetres). */
+/* A station's burial (STATIONS, StationXML) is site metadata: a borehole sensor some metres down
+ * is served by the surface wavefield at the periods of a database. One buried deeper than this
+ * is not, and is refused like an explicit depth. */
+#define BURIAL_AS_SURFACE_M 1000.0
+
 static axb_status check_receiver_depth(const axb_db_info *in, const axb_receiver *rec, axb_error *err)
 {
+    if (isnan(rec->depth) && rec->has_site && isfinite(rec->burial))
+        AXB_CHECK(err, fabs(rec->burial - in->source_depth) <= BURIAL_AS_SURFACE_M, AXB_ERR_UNSUPPORTED,
+                  "the reciprocal database's receiver is at %.1f km depth; station %s.%s is buried %.1f km deep: "
+                  "burials within %.0f m of the database's depth are served, deeper ones need a database made "
+                  "at their depth",
+                  in->source_depth / 1e3, rec->network, rec->station, rec->burial / 1e3, BURIAL_AS_SURFACE_M);
     const double want = isnan(rec->depth) ? 0.0 : rec->depth;
     AXB_CHECK(err, fabs(want - in->source_depth) <= 1.0, AXB_ERR_UNSUPPORTED,
               "the reciprocal database's receiver is at %.1f km depth; this receiver is at %.1f km (%s): a "
