@@ -32,16 +32,6 @@ static int run_cli(const char *const *args, int n)
     return rc;
 }
 
-static void write_text(int rank, const char *path, const char *text)
-{
-    if (rank == 0) {
-        FILE *f = fopen(path, "w");
-        fputs(text, f);
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
 /* /seismograms of a bulk file as float64 [rows][comps][npts]; returns rows*comps*npts or -1 */
 static int64_t read_bulk(const char *path, double **out, int64_t dims[3])
 {
@@ -134,15 +124,15 @@ int main(int argc, char **argv)
 
     /* 1. pairs file: seven rows over ranks; row 0 is the reference geometry */
     snprintf(path, sizeof path, "%s/pairs.txt", dir);
-    write_text(T.rank, path,
-               "# standard geometry first\n"
-               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  - TA.Q56A\n"
-               "mt 10 20 30000 1e18 -1e18 0 0 0 0  40 50\n"
-               "mt -30 100 100000 1e17 2e17 -3e17 4e16 5e16 6e16  -35 -70 0 XX.A\n"
-               "mt 0 0 0 1e18 1e18 1e18 0 0 0  0 90\n"
-               "mt 45 45 50000 0 0 0 1e18 0 0  -45 -135\n"
-               "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494\n"
-               "mt 20 -20 5000 1 2 3 4 5 6  21 -21\n");
+    test_write_text(T.rank, path,
+                    "# standard geometry first\n"
+                    "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494  - TA.Q56A\n"
+                    "mt 10 20 30000 1e18 -1e18 0 0 0 0  40 50\n"
+                    "mt -30 100 100000 1e17 2e17 -3e17 4e16 5e16 6e16  -35 -70 0 XX.A\n"
+                    "mt 0 0 0 1e18 1e18 1e18 0 0 0  0 90\n"
+                    "mt 45 45 50000 0 0 0 1e18 0 0  -45 -135\n"
+                    "mt 89.91 0.0 12000 4.71e17 3.81e15 -4.74e17 3.99e16 -8.05e16 -1.23e17  42.639 74.494\n"
+                    "mt 20 -20 5000 1 2 3 4 5 6  21 -21\n");
     snprintf(out1, sizeof out1, "%s/pairs.h5", dir);
     const char *a1[] = {"extract", "--db",        DB,        "--pairs", path, "--components",
                         "ZNERT",   "--precision", "float64", "-o",      out1, "-q"};
@@ -261,7 +251,7 @@ int main(int argc, char **argv)
             free(y);
             free(z);
         }
-        write_text(T.rank, wis, "this is not wisdom\n");
+        test_write_text(T.rank, wis, "this is not wisdom\n");
         aw[15] = outw;
         const char *awf[] = {"extract",       "--db", DB,   "--pairs", path,      "--lowpass", "0.005",
                              "--fftw-wisdom", wis,    "-o", outw,      "--force", "-q"};
@@ -282,7 +272,7 @@ int main(int argc, char **argv)
              "db: %s\npairs: %s/pairs.txt\ncomponents: ZNERT\nprecision: float64\n"
              "output: %s/never.h5\nquiet: true\n",
              DB, dir, dir);
-    write_text(T.rank, path, yaml);
+    test_write_text(T.rank, path, yaml);
     snprintf(out2, sizeof out2, "%s/job.h5", dir);
     const char *a2[] = {"extract", "--job", path, "--db", MERGED, "-o", out2};
     CHECK(&T, run_cli(a2, 7) == 0);
@@ -338,11 +328,11 @@ int main(int argc, char **argv)
              "latitude:       10.0000\nlongitude:      20.0000\ndepth:          30.0000\n"
              "Mrr:       1e+25\nMtt:       -1e+25\nMpp:       0\nMrt:       0\nMrp:       0\nMtp:       0\n",
              axb_geographic_latitude(89.91), axb_geographic_latitude(89.91));
-    write_text(T.rank, cmt, txt);
+    test_write_text(T.rank, cmt, txt);
     snprintf(txt, sizeof txt,
              "Q56A TA %.10f 74.4940 0.0 0.0\nB000 XX -20.0 30.0 100.0 0.0\nC000 XX 60.0 -100.0 0.0 0.0\n",
              axb_geographic_latitude(42.639));
-    write_text(T.rank, sta, txt);
+    test_write_text(T.rank, sta, txt);
     snprintf(out2, sizeof out2, "%s/cross.h5", dir);
     const char *a3[] = {"extract", "--db",        DB,        "--cmt", cmt,  "--stations", sta, "--components",
                         "Z",       "--precision", "float64", "-o",    out2, "-q"};
@@ -399,7 +389,7 @@ int main(int argc, char **argv)
         snprintf(srf, sizeof srf, "%s/sources/strike_slip_eq_10pts.srf", data);
         char text[4096];
         snprintf(text, sizeof text, "# scenario batch\n%s\n\n%s   # the SRF one\n%s\n", path, srf, path);
-        write_text(T.rank, list, text);
+        test_write_text(T.rank, list, text);
         snprintf(one_srf, sizeof one_srf, "%s/finite_srf.h5", dir);
         snprintf(many, sizeof many, "%s/finite_many.h5", dir);
         const char *a6[] = {"extract",      "--db", DB,     "--finite", srf,  "--stations", sta,
@@ -425,11 +415,11 @@ int main(int argc, char **argv)
             free(y);
             free(z);
         }
-        write_text(T.rank, list, "/nonexistent/fault.srf\n");
+        test_write_text(T.rank, list, "/nonexistent/fault.srf\n");
         const char *a8[] = {"extract", "--db", DB,   "--finite-list", list, "--stations",
                             sta,       "-o",   many, "--force",       "-q"};
         CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);
-        write_text(T.rank, list, "# nothing\n\n");
+        test_write_text(T.rank, list, "# nothing\n\n");
         CHECK(&T, run_cli(a8, 11) == AXB_EXIT_INPUT);
     }
 
@@ -448,7 +438,7 @@ int main(int argc, char **argv)
     CHECK(&T, run_cli(b4, 7) == AXB_EXIT_INPUT); /* exists, no --force */
     char deep[1024];
     snprintf(deep, sizeof deep, "%s/deep.txt", dir);
-    write_text(T.rank, deep, "mt 10 20 30000 1 1 1 0 0 0 40 50\nmt 10 20 900000 1 1 1 0 0 0 40 50\n");
+    test_write_text(T.rank, deep, "mt 10 20 30000 1 1 1 0 0 0 40 50\nmt 10 20 900000 1 1 1 0 0 0 40 50\n");
     const char *b5[] = {"extract", "--db", DB, "--pairs", deep, "-o", out2, "-q"};
     CHECK(&T, run_cli(b5, 8) == AXB_EXIT_INPUT);
     CHECK(&T, !exists(out2));

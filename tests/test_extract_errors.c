@@ -152,18 +152,13 @@ int main(int argc, char **argv)
         {"--pairs", good, "--components", ""},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        char *bv[16] = {"axibulk", "extract", "--db", bwd, "-o", out, "-q"};
-        int n = 7;
+        const char *bv[16] = {"extract", "--db", bwd, "-o", out, "-q"};
+        int n = 6;
         if (k == 2) bv[n++] = "--pairs", bv[n++] = good;
-        for (int i = 0; i < 4 && cases[k][i]; i++) bv[n++] = (char *)cases[k][i];
+        for (int i = 0; i < 4 && cases[k][i]; i++) bv[n++] = cases[k][i];
         if (k == 5) bv[n++] = "--lowpass", bv[n++] = "0.01"; /* a filter that would be fine */
-        FILE *ef = tmpfile();
-        rc = axb_cli_run(n, bv, MPI_COMM_WORLD, devnull, ef);
-        char msg[1024] = "";
-        rewind(ef);
-        size_t got = fread(msg, 1, sizeof msg - 1, ef);
-        msg[got] = '\0';
-        fclose(ef);
+        char msg[1024];
+        rc = test_cli_capture(bv, n, msg, sizeof msg);
         int len = (int)strlen(msg), total = 0;
         MPI_Allreduce(&len, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         CHECK_MSG(&T, rc == AXB_EXIT_INPUT, "case %zu: exit %d", k, rc);
@@ -178,13 +173,9 @@ int main(int argc, char **argv)
     /* an output folder where no file can be created (a pseudo file system, even as root): the
      * system's own reason, not "unknown HDF5 error" */
     {
-        char *bv[] = {"axibulk", "extract", "--db", bwd, "--pairs", good, "-o", "/proc/axibulk_test.h5", "-q"};
-        FILE *ef = tmpfile();
-        rc = axb_cli_run(9, bv, MPI_COMM_WORLD, devnull, ef);
-        char msg[1024] = "";
-        rewind(ef);
-        msg[fread(msg, 1, sizeof msg - 1, ef)] = '\0';
-        fclose(ef);
+        const char *bv[] = {"extract", "--db", bwd, "--pairs", good, "-o", "/proc/axibulk_test.h5", "-q"};
+        char msg[1024];
+        rc = test_cli_capture(bv, 8, msg, sizeof msg);
         CHECK(&T, rc == AXB_EXIT_INPUT);
         if (T.rank == 0) CHECK_CONTAINS(&T, msg, "/proc/axibulk_test.h5: cannot create a file in '/proc'");
     }

@@ -22,33 +22,6 @@
 #include "check.h"
 #include "test_util.h"
 
-/* The command's exit status; its stderr in @p msg (rank 0's, one line expected). */
-static int run_cli(const char *const *args, int n, char *msg, size_t size)
-{
-    char *argv[32];
-    argv[0] = "axibulk";
-    for (int i = 0; i < n && i < 30; i++) argv[i + 1] = (char *)args[i];
-    FILE *devnull = fopen("/dev/null", "w"), *errs = tmpfile();
-    int rc = axb_cli_run(n + 1, argv, MPI_COMM_WORLD, devnull, errs);
-    msg[0] = '\0';
-    rewind(errs);
-    size_t k = fread(msg, 1, size - 1, errs);
-    msg[k] = '\0';
-    fclose(errs);
-    fclose(devnull);
-    return rc;
-}
-
-static void write_text(int rank, const char *path, const char *text)
-{
-    if (rank == 0) {
-        FILE *f = fopen(path, "w");
-        fputs(text, f);
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
 /* /seismograms as float64 [rows][comps][npts]; the number of values or -1 */
 static int64_t read_bulk(const char *path, double **out)
 {
@@ -75,7 +48,7 @@ static void write_srf(int rank, const char *path, double tinit, double dt, int n
     char text[1024];
     snprintf(text, sizeof text, "1.0\nPOINTS 1\n0.0 0.0 30.0 90.0 90.0 1e14 %.17g %.17g\n0.0 10.0 %d 0.0 0 0.0 0\n%s\n",
              tinit, dt, nt, values);
-    write_text(rank, path, text);
+    test_write_text(rank, path, text);
 }
 
 int main(int argc, char **argv)
@@ -106,7 +79,7 @@ int main(int argc, char **argv)
     char dir[512], sta[1024], srf[1024], ref[1024], o1[1024], o2[1024], msg[2048];
     if (test_scratch_dir(MPI_COMM_WORLD, "xflt", dir, sizeof dir)) MPI_Abort(MPI_COMM_WORLD, 1);
     snprintf(sta, sizeof sta, "%s/STATIONS", dir);
-    write_text(T.rank, sta, "FAR XX 20.0 30.0 0.0 0.0\n");
+    test_write_text(T.rank, sta, "FAR XX 20.0 30.0 0.0 0.0\n");
     snprintf(srf, sizeof srf, "%s/short.srf", dir);
     snprintf(ref, sizeof ref, "%s/ref.srf", dir);
     snprintf(o1, sizeof o1, "%s/short.h5", dir);
@@ -121,8 +94,8 @@ int main(int argc, char **argv)
                         sta,       "--components", "ZNE",   "-o",       o1,  "-q"};
     const char *a2[] = {"extract", "--db",         db_path, "--finite", ref, "--stations",
                         sta,       "--components", "ZNE",   "-o",       o2,  "-q"};
-    CHECK(&T, run_cli(a1, 12, msg, sizeof msg) == 0);
-    CHECK(&T, run_cli(a2, 12, msg, sizeof msg) == 0);
+    CHECK(&T, test_cli_capture(a1, 12, msg, sizeof msg) == 0);
+    CHECK(&T, test_cli_capture(a2, 12, msg, sizeof msg) == 0);
     if (T.rank == 0) {
         double *x, *y;
         int64_t nx = read_bulk(o1, &x), ny = read_bulk(o2, &y);
@@ -141,7 +114,7 @@ int main(int argc, char **argv)
     write_srf(T.rank, srf, 0.0, 5.0, 4, "0.0 0.1 0.1 0.0");
     const char *a3[] = {"extract",      "--db", db_path, "--finite", srf,  "--stations", sta,
                         "--components", "ZNE",  "-o",    o1,         "-q", "--force"};
-    CHECK(&T, run_cli(a3, 13, msg, sizeof msg) == 0);
+    CHECK(&T, test_cli_capture(a3, 13, msg, sizeof msg) == 0);
     if (T.rank == 0) {
         double *x;
         int64_t n = read_bulk(o1, &x);
@@ -163,7 +136,7 @@ int main(int argc, char **argv)
     nfft *= 2;
     char want[256];
     write_srf(T.rank, srf, (double)nfft * dt, 5.0, 4, "0.0 0.1 0.1 0.0");
-    CHECK(&T, run_cli(a3, 13, msg, sizeof msg) == AXB_EXIT_INPUT);
+    CHECK(&T, test_cli_capture(a3, 13, msg, sizeof msg) == AXB_EXIT_INPUT);
     snprintf(want, sizeof want,
              "'point_000001': rupture time %g s is not shorter than the database's record length %g s",
              (double)nfft * dt, (double)nfft * dt);

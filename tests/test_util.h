@@ -53,5 +53,37 @@ static inline int test_finish_mpi(check_ctx *t)
     MPI_Finalize();
     return rc;
 }
+/* `axibulk ARGS...` in-process on MPI_COMM_WORLD (args[0..n), without the program name): the exit
+ * status, and this rank's stderr in @p msg (stdout dropped). */
+#include "axibulk/cli.h"
+static inline int test_cli_capture(const char *const *args, int n, char *msg, size_t size)
+{
+    char *argv[40];
+    int argc = 0;
+    argv[argc++] = "axibulk";
+    for (int i = 0; i < n && argc < 39; i++) argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    FILE *devnull = fopen("/dev/null", "w"), *errs = tmpfile();
+    int rc = axb_cli_run(argc, argv, MPI_COMM_WORLD, devnull, errs);
+    rewind(errs);
+    size_t k = fread(msg, 1, size - 1, errs);
+    msg[k] = '\0';
+    fclose(errs);
+    fclose(devnull);
+    return rc;
+}
+
+/* Rank 0 writes a small text file; every rank returns once it is there. */
+static inline void test_write_text(int rank, const char *path, const char *text)
+{
+    if (rank == 0) {
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fputs(text, f);
+            fclose(f);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
 
 #endif
