@@ -114,15 +114,10 @@ int main(int argc, char **argv)
     char pairs[700], out[700];
     snprintf(pairs, sizeof pairs, "%s/pairs.txt", root);
     snprintf(out, sizeof out, "%s/o.h5", root);
-    if (T.rank == 0) {
-        FILE *f = fopen(pairs, "w");
-        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 40\n", f);
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    char *av[] = {"axibulk", "extract", "--db", bwd, "--pairs", pairs, "-o", out, "-q"};
-    FILE *devnull = fopen("/dev/null", "w");
-    int rc = axb_cli_run(9, av, MPI_COMM_WORLD, devnull, devnull);
+    test_write_text(T.rank, pairs, "mt 0 0 10000 1e18 0 -1e18 0 0 0  0 40\n");
+    const char *av[] = {"extract", "--db", bwd, "--pairs", pairs, "-o", out, "-q"};
+    char msg0[1024];
+    int rc = test_cli_capture(av, 8, msg0, sizeof msg0);
     CHECK(&T, rc == AXB_EXIT_INPUT);
     CHECK(&T, access(out, 0) != 0);
 
@@ -132,15 +127,9 @@ int main(int argc, char **argv)
     snprintf(partial, sizeof partial, "%s.partial", out);
     snprintf(good, sizeof good, "%s/good.txt", root);
     snprintf(deep_pairs, sizeof deep_pairs, "%s/deep.txt", root);
-    if (T.rank == 0) {
-        FILE *f = fopen(good, "w");
-        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\n", f);
-        fclose(f);
-        f = fopen(deep_pairs, "w");
-        fputs("mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\nmt 0 0 3000000 1e18 0 -1e18 0 0 0  0 20 0 XX.DEEP\n", f);
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    test_write_text(T.rank, good, "mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\n");
+    test_write_text(T.rank, deep_pairs,
+                    "mt 0 0 10000 1e18 0 -1e18 0 0 0  0 20\nmt 0 0 3000000 1e18 0 -1e18 0 0 0  0 20 0 XX.DEEP\n");
     const char *const cases[][4] = {
         {"--pairs", deep_pairs, NULL, NULL},
         {"--pairs", good, "--lowpass", "0"},
@@ -179,7 +168,6 @@ int main(int argc, char **argv)
         CHECK(&T, rc == AXB_EXIT_INPUT);
         if (T.rank == 0) CHECK_CONTAINS(&T, msg, "/proc/axibulk_test.h5: cannot create a file in '/proc'");
     }
-    fclose(devnull);
 
     test_remove_dir(MPI_COMM_WORLD, root);
     return test_finish_mpi(&T);

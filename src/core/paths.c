@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 axb_status axb_path_check_length(const char *what, const char *path, const char *suffix, axb_error *err)
 {
@@ -105,5 +106,27 @@ axb_status axb_path_check_apart(const char *out_what, const char *out, const cha
     }
     AXB_CHECK(err, !same, AXB_ERR_ARG, "%s %s is %s %s: writing it would destroy the input", out_what, out, in_what,
               in);
+    return AXB_OK;
+}
+
+void axb_path_parent(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+axb_status axb_path_check_room(const char *path, const char *folder, const char *what, double need, axb_error *err)
+{
+    struct statvfs vfs;
+    if (statvfs(folder, &vfs) != 0) return AXB_OK;
+    const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
+    AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
+              "%s: not enough free disk: %s needs up to %.3f GB, %.3f GB are free in '%s'", path, what, need / 1e9,
+              have / 1e9, folder);
     return AXB_OK;
 }

@@ -29,4 +29,13 @@ AXB_NODISCARD axb_status axb_path_check_length(const char *what, const char *pat
 AXB_NODISCARD axb_status axb_path_check_apart(const char *out_what, const char *out, const char *in_what,
                                               const char *in, axb_error *err);
 
+/* The folder that holds @p path ("." for a bare name, "/" for a file at the root). */
+void axb_path_parent(const char *path, char *dir, size_t size);
+
+/* Refuses (AXB_ERR_RESOURCE: the machine's, exit 1) an output @p path of about @p need bytes
+ * (@p what names it) when @p folder's file system has less free space. A folder that cannot be
+ * asked is let through: its own errors come when the output is created. */
+AXB_NODISCARD axb_status axb_path_check_room(const char *path, const char *folder, const char *what, double need,
+                                             axb_error *err);
+
 #endif

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "axibulk/repack.h"
 #include "axibulk/timefmt.h"
 #include "core/agree.h"
+#include "core/paths.h"
 #include "core/mpi_check.h"
 #include "core/partial.h"
 #include "engines/mkdb_internal.h"
@@ -217,27 +217,13 @@ static axb_status prepare_dirs(const axb_mkdb_opts *o, const axb_mkdb_plan *p, c
 static axb_status check_space(const axb_mkdb_opts *o, const axb_mkdb_plan *p, const char *dir, axb_error *err)
 {
     char parent[AXB_PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (!slash)
-        snprintf(parent, sizeof parent, ".");
-    else if (slash == parent)
-        parent[1] = '\0';
-    else
-        *slash = '\0';
-    struct statvfs vfs;
-    if (statvfs(parent, &vfs) != 0) return AXB_OK; /* the folder's own errors come with its creation */
+    axb_path_parent(dir, parent, sizeof parent);
     double need = (double)p->total_bytes;
     if (o->layout == AXB_LAYOUT_MERGED) {
         const double np1 = p->npol + 1;
         need += (double)p->total_bytes / (double)p->npoints * (double)p->nelem * np1 * np1;
     }
-    need = need * 1.02 + 16.0 * (1 << 20);
-    const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
-    AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
-              "%s: not enough free disk: the database needs up to %.3f GB, %.3f GB are free in %s", dir, need / 1e9,
-              have / 1e9, parent);
-    return AXB_OK;
+    return axb_path_check_room(dir, parent, "the database", need * 1.02 + 16.0 * (1 << 20), err);
 }
 
 /* Rank 0: the published database's size. */

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
 #include "axibulk/timefmt.h"
 #include "core/agree.h"
+#include "core/paths.h"
 #include "core/mpi_check.h"
 #include "engines/repack_internal.h"
 #include "io/db/db_names.h"
@@ -68,14 +68,8 @@ static axb_status mkdir_p(const char *dir, axb_error *err)
 static axb_status prepare_new(const repack_job *j, axb_error *err)
 {
     AXB_TRY(mkdir_p(j->o->dst, err));
-    struct statvfs vfs;
     const double need = (double)j->nelem * (double)j->block_bytes * 1.02 + 64.0 * (1 << 20);
-    if (statvfs(j->o->dst, &vfs) == 0) {
-        const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
-        AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
-                  "%s: not enough free disk: the merged file needs up to %.2f GB, %.2f GB are free", j->o->dst,
-                  need / 1e9, have / 1e9);
-    }
+    AXB_TRY(axb_path_check_room(j->o->dst, j->o->dst, "the merged file", need, err));
     return axb_partial_record_start(&j->names, REPACK_RECORD_KIND, j->identity, err);
 }
 

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/agree.h"
 #include "core/mpi_check.h"
+#include "core/paths.h"
 #include "io/hdf5/h5util.h"
 
 /* Indexed by axb_out_format. */
@@ -24,23 +24,12 @@ static const axb_out_ops *const OUT_BACKENDS[] = {&axb_out_bulk_ops, &axb_out_as
 /* ---------------------------------------------------------------------------------------------
  * File system (rank 0 only: one process touches the metadata server) */
 
-static void parent_dir(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 /* The folder must exist and be writable and PATH must not be a folder: said here in the writer's
  * words, before axb_partial_prepare decides about PATH and PATH.partial themselves. */
 static axb_status check_folder(const axb_output *o, axb_error *err)
 {
     char dir[AXB_PARTIAL_PATH_MAX];
-    parent_dir(o->path, dir, sizeof dir);
+    axb_path_parent(o->path, dir, sizeof dir);
     struct stat st;
     if (stat(dir, &st) != 0)
         return axb_error_set(err, AXB_ERR_IO, "%s: directory '%s' %s", o->path, dir,
@@ -62,16 +51,10 @@ static axb_status check_folder(const axb_output *o, axb_error *err)
     }
     /* the traces' bytes (and ASDF's per-trace metadata) must fit: a disk that fills up during
      * the run fails it late, after hours; a resume continues once there is room */
-    struct statvfs vfs;
-    if (statvfs(dir, &vfs) == 0) {
-        const double traces = (double)o->nrows * o->ncomp;
-        const double need = traces * ((double)o->nsamples * (double)o->elsize) +
-            (o->ops == &axb_out_asdf_ops ? traces * 2048.0 : 0) + 4.0 * (1 << 20);
-        const double have = (double)vfs.f_bavail * (double)vfs.f_frsize;
-        AXB_CHECK(err, have >= need, AXB_ERR_RESOURCE,
-                  "%s: not enough free disk: the output needs about %.3f GB, %.3f GB are free in '%s'", o->path,
-                  need / 1e9, have / 1e9, dir);
-    }
+    const double traces = (double)o->nrows * o->ncomp;
+    const double need = traces * ((double)o->nsamples * (double)o->elsize) +
+        (o->ops == &axb_out_asdf_ops ? traces * 2048.0 : 0) + 4.0 * (1 << 20);
+    AXB_TRY(axb_path_check_room(o->path, dir, "the output", need, err));
     return AXB_OK;
 }
 
