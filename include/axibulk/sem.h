@@ -59,6 +59,24 @@ void axb_sem_xi_basis(const axb_mesh *m, bool axis, const double **xi_pts, const
 void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
                     const double *u, double *out, double *work);
 
+/**
+ * The strain of axb_sem_strain as a matrix: op[k][i][j][q] is the weight of input q = c·np1² + a·np1 + b
+ * (component c at collocation point (a, b)) in strain component k at point (i, j). It is
+ * axb_sem_strain applied to the 3·np1² unit displacements, so it holds the same formulas (axis
+ * treatment included). Extraction contracts it with a pair's interpolation weights and moment
+ * tensor first and then passes over the samples once, instead of straining every sample of the
+ * element. @p op holds 6·np1²·3·np1² doubles, @p scratch 9·np1²·3·np1².
+ */
+void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, double *op,
+                             double *scratch);
+
+/**
+ * out[k][t] = Σ_r w[k][r] rows[r][t] for k < nout (1 or 2): linear functionals of float rows
+ * (an element's stored samples, t contiguous) evaluated at every sample in one pass over them.
+ */
+void axb_sem_apply_rows(int64_t nrows, int64_t nt, const float *rows, int nout, const double *const *w,
+                        double *const *out);
+
 /** Σ_ij wxi[i] weta[j] f[i][j][t] for every t: one component interpolated to (ξ, η). */
 void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta, double *out);
 

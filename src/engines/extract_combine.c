@@ -16,26 +16,15 @@ static void block_to_double(const axb_extract_plan *p, const float *block, int v
     for (int64_t q = 0; q < fl; q++) dst[q] = src[q];
 }
 
-/* Strain of PX and/or PZ at all collocation points of the element (displ_only, moment tensors). */
-static void element_strain(axb_extract_plan *p, axb_elem_state *es)
+/* The strain operators of PX and/or PZ on this element (displ_only, moment tensors). */
+static void element_ops(axb_extract_plan *p, axb_elem_state *es)
 {
     const axb_db_info *in = p->info;
-    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
     axb_elem_shape g;
     axb_sem_shape(p->mesh, es->elem, &g);
     const bool axis = p->mesh->axis[es->elem] != 0;
-    if (p->need_px) {
-        const int o = in->var_offset[AXB_SIM_PX];
-        for (int c = 0; c < 3; c++) block_to_double(p, es->block, o + c, p->u + c * fl);
-        axb_sem_strain(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], p->nt, p->u, p->strain_x, p->strain_work);
-    }
-    if (p->need_pz) {
-        const int o = in->var_offset[AXB_SIM_PZ];
-        block_to_double(p, es->block, o, p->u);
-        memset(p->u + fl, 0, (size_t)fl * sizeof(double));
-        block_to_double(p, es->block, o + 1, p->u + 2 * fl);
-        axb_sem_strain(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], p->nt, p->u, p->strain_z, p->strain_work);
-    }
+    if (p->need_px) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], p->op_x, p->op_scratch);
+    if (p->need_pz) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], p->op_z, p->op_scratch);
     es->have_strain = true;
 }
 
@@ -62,43 +51,91 @@ static double *comp_out(const axb_extract_plan *p, double *raw, char comp)
     return q ? raw + (q - p->comps) * p->nt : NULL;
 }
 
-/* Moment tensor on a reciprocal database (§2.9), from Voigt strain of PZ (ez) and PX (ex). */
+/* The source's moment tensor in the database frame, over the database's amplitude. */
+static void db_tensor(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
+                      double m[6])
+{
+    axb_geo_tensor_to_db_frame(src->m, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, m);
+    for (int k = 0; k < 6; k++) m[k] /= p->info->amplitude;
+}
+
+/* R, T, N, E of a reciprocal moment tensor pair (§2.9) from PX's two sums A (radial, negated) and
+ * B (transverse). */
+static void horizontals(const axb_extract_plan *p, const axb_loc *loc, const double *A, const double *B, double *raw)
+{
+    double *N = comp_out(p, raw, 'N'), *E = comp_out(p, raw, 'E'), *R = comp_out(p, raw, 'R'),
+           *T = comp_out(p, raw, 'T');
+    const double c = cos(loc->phi), s = sin(loc->phi);
+    for (int64_t t = 0; t < p->nt; t++) {
+        if (R) R[t] = -A[t];
+        if (T) T[t] = B[t];
+        if (N) N[t] = -(A[t] * c - B[t] * s);
+        if (E) E[t] = A[t] * s + B[t] * c;
+    }
+}
+
+/* Moment tensor on a reciprocal database from stored strain at a point (strain_only): Voigt strain of
+ * PZ (ez) and PX (ex). */
 static void combine_mt(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
                        const double *ez, const double *ex, double *raw)
 {
     const int64_t nt = p->nt;
     double m[6];
-    axb_geo_tensor_to_db_frame(src->m, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, m);
-    for (int k = 0; k < 6; k++) m[k] /= p->info->amplitude;
+    db_tensor(p, src, rec, loc, m);
     double *Z = comp_out(p, raw, 'Z');
     if (Z)
         for (int64_t t = 0; t < nt; t++)
             Z[t] = m[0] * ez[t] + m[1] * ez[nt + t] + m[2] * ez[2 * nt + t] + 2 * m[4] * ez[4 * nt + t];
     if (!p->need_px) return;
-    double *N = comp_out(p, raw, 'N'), *E = comp_out(p, raw, 'E'), *R = comp_out(p, raw, 'R'),
-           *T = comp_out(p, raw, 'T');
-    const double c = cos(loc->phi), s = sin(loc->phi);
+    double *A = p->traces, *B = A + nt;
     for (int64_t t = 0; t < nt; t++) {
-        const double A = m[0] * ex[t] + m[1] * ex[nt + t] + m[2] * ex[2 * nt + t] + 2 * m[4] * ex[4 * nt + t];
-        const double B = 2 * m[3] * ex[3 * nt + t] + 2 * m[5] * ex[5 * nt + t];
-        if (R) R[t] = -A;
-        if (T) T[t] = B;
-        if (N) N[t] = -(A * c - B * s);
-        if (E) E[t] = A * s + B * c;
+        A[t] = m[0] * ex[t] + m[1] * ex[nt + t] + m[2] * ex[2 * nt + t] + 2 * m[4] * ex[4 * nt + t];
+        B[t] = 2 * m[3] * ex[3 * nt + t] + 2 * m[5] * ex[5 * nt + t];
     }
+    horizontals(p, loc, A, B, raw);
 }
 
-/* Interpolates the six strain components of one run; dipole runs get Instaseis' sign flip. */
-static void interp_strain(const axb_extract_plan *p, const double *strain, const double *wxi, const double *weta,
-                          bool flip, double *out)
+/* Moment tensor on a reciprocal database with elements (§2.9). The traces are linear in the stored
+ * samples: the strain operator, interpolated to (ξ, η) and contracted with the tensor, gives one
+ * weight per stored row (what Instaseis computes as strain at every point and sample, then
+ * interpolation, then the contraction, in another order of the same sums). Dipole runs get
+ * Instaseis' sign flip of E3 and E5. */
+static void element_mt(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, const axb_elem_state *es,
+                       const double *wxi, const double *weta, double *raw)
 {
-    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
-    for (int k = 0; k < 6; k++) axb_sem_interpolate(p->np1, p->nt, strain + k * fl, wxi, weta, out + k * p->nt);
-    if (flip)
-        for (int64_t t = 0; t < p->nt; t++) {
-            out[3 * p->nt + t] = -out[3 * p->nt + t];
-            out[5 * p->nt + t] = -out[5 * p->nt + t];
-        }
+    const axb_db_info *in = p->info;
+    const int np1 = p->np1;
+    const int64_t nt = p->nt, n = (int64_t)np1 * np1, ncol = 3 * n;
+    double m[6];
+    db_tensor(p, pair->src, pair->rec, loc, m);
+    double *I = p->op_interp, *wa = p->op_weights, *wb = wa + ncol;
+    double *Z = comp_out(p, raw, 'Z');
+    if (Z) {
+        static const int used[4] = {0, 1, 2, 4};
+        for (int k = 0; k < 4; k++)
+            axb_sem_interpolate(np1, ncol, p->op_z + used[k] * n * ncol, wxi, weta, I + used[k] * ncol);
+        /* PZ stores u_s and u_z: the operator's columns of components 0 and 2 */
+        for (int64_t r = 0; r < n; r++)
+            for (int c = 0; c < 2; c++) {
+                const int64_t q = 2 * c * n + r;
+                wa[c * n + r] = m[0] * I[q] + m[1] * I[ncol + q] + m[2] * I[2 * ncol + q] + 2 * m[4] * I[4 * ncol + q];
+            }
+        const double *w[1] = {wa};
+        double *out[1] = {Z};
+        axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out);
+    }
+    if (!p->need_px) return;
+    for (int k = 0; k < 6; k++) axb_sem_interpolate(np1, ncol, p->op_x + k * n * ncol, wxi, weta, I + k * ncol);
+    const double f = in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE ? -1.0 : 1.0;
+    for (int64_t q = 0; q < ncol; q++) {
+        wa[q] = m[0] * I[q] + m[1] * I[ncol + q] + m[2] * I[2 * ncol + q] + 2 * m[4] * I[4 * ncol + q];
+        wb[q] = f * (2 * m[3] * I[3 * ncol + q] + 2 * m[5] * I[5 * ncol + q]);
+    }
+    double *A = p->traces, *B = A + nt;
+    const double *w[2] = {wa, wb};
+    double *out[2] = {A, B};
+    axb_sem_apply_rows(ncol, nt, es->block + in->var_offset[AXB_SIM_PX] * n * nt, 2, w, out);
+    horizontals(p, loc, A, B, raw);
 }
 
 /* Stored strain at a point of a strain-only run in Voigt order (§2.8). */
@@ -127,7 +164,7 @@ static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_
     double f[3];
     axb_geo_force_to_db_frame(src->f, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, f);
     for (int k = 0; k < 3; k++) f[k] /= in->amplitude;
-    double *us = p->strain_work, *up = us + nt, *uz = up + nt; /* scratch: 3 traces */
+    double *us = p->traces, *up = us + nt, *uz = up + nt;
     double *Z = comp_out(p, raw, 'Z');
     if (Z) {
         const int o = in->var_offset[AXB_SIM_PZ];
@@ -168,7 +205,7 @@ static void combine_forward(axb_extract_plan *p, const axb_source *src, const ax
     const double ws[10] = {m[0], 0, m[1] + m[2], 0, a1, 0, 0, b1, 0, 0};
     const double wp[10] = {0, 0, 0, 0, 0, a2, 0, 0, b2, 0};
     const double wz[10] = {0, m[0], 0, m[1] + m[2], 0, 0, a1, 0, 0, b1};
-    double *us = p->strain_work, *up = us + nt, *uz = up + nt, *tmp = uz + nt;
+    double *us = p->traces, *up = us + nt, *uz = up + nt, *tmp = uz + nt;
     memset(us, 0, 3 * (size_t)nt * sizeof *us);
     for (int v = 0; v < 10; v++) {
         if (ws[v] == 0 && wp[v] == 0 && wz[v] == 0) continue;
@@ -208,10 +245,11 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
         combine_forward(p, src, pair->rec, loc, wxi, weta, raw);
         return AXB_OK;
     }
-    double *ez = p->strain_work, *ex = ez + 6 * p->nt; /* interpolated strain, 12 traces */
     if (!p->mesh->has_elements) {
         AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "force sources need a displ_only database (this one is %s)",
                   axb_dump_type_name(in->dump));
+        /* the stored strain, 12 traces; combine_mt's sums go to the two after them */
+        double *ez = p->traces + 2 * p->nt, *ex = ez + 6 * p->nt;
         const int off_x = 0, off_z = in->has_sim[AXB_SIM_PX] ? 6 : 0;
         if (p->need_pz) point_strain(p, point, off_z, ez);
         if (p->need_px) point_strain(p, point, off_x, ex);
@@ -225,10 +263,7 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
         combine_force(p, src, pair->rec, loc, wxi, weta, raw);
         return AXB_OK;
     }
-    if (!es->have_strain) element_strain(p, es);
-    /* strain_work is free again once the element strain exists */
-    if (p->need_pz) interp_strain(p, p->strain_z, wxi, weta, false, ez);
-    if (p->need_px) interp_strain(p, p->strain_x, wxi, weta, in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE, ex);
-    combine_mt(p, src, pair->rec, loc, ez, ex, raw);
+    if (!es->have_strain) element_ops(p, es);
+    element_mt(p, pair, loc, es, wxi, weta, raw);
     return AXB_OK;
 }

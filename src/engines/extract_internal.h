@@ -26,14 +26,16 @@ struct axb_extract_plan {
     axb_kdtree *tree;        /* element mid points, or stored points for strain_only */
     axb_reconv_plan *reconv; /* only when reconvolving */
     /* per-element scratch, sized once */
-    double *u;                   /* [3][np1²][nt] one run's displacement */
-    double *strain_x, *strain_z; /* [6][np1²][nt] strain of PX / PZ at the collocation points */
-    double *strain_work;         /* [6][np1²][nt] */
-    double *displ;               /* [nvars][np1²][nt] all runs' displacement (force, forward) */
-    double *raw;                 /* [ncomp][nt] one pair before time processing */
-    double *trace;               /* [nt] */
-    double *time_work;           /* scratch of axb_time_plan_finish */
-    axb_elem_cache cache;        /* made on first use by the plan-level path */
+    double *op_x, *op_z;  /* [6][np1²][3·np1²] strain operators of PX / PZ (axb_sem_strain_operator) */
+    double *op_scratch;   /* [9][np1²][3·np1²] */
+    double *op_interp;    /* [6][3·np1²] one pair's strain operator at (ξ, η) */
+    double *op_weights;   /* [3][3·np1²] one pair's weights of the stored rows */
+    double *traces;       /* [14][nt] scratch traces of one pair */
+    double *displ;        /* [nvars][np1²][nt] all runs' displacement (force, forward) */
+    double *raw;          /* [ncomp][nt] one pair before time processing */
+    double *trace;        /* [nt] */
+    double *time_work;    /* scratch of axb_time_plan_finish */
+    axb_elem_cache cache; /* made on first use by the plan-level path */
     bool cache_ready;
     axb_extract_stats stats;
 };

@@ -133,17 +133,19 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
     }
     if (!st) st = build_tree(p, err);
     if (!st) {
-        const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
-        p->u = alloc_doubles(3 * fl);
-        p->strain_x = alloc_doubles(6 * fl);
-        p->strain_z = alloc_doubles(6 * fl);
-        p->strain_work = alloc_doubles(6 * fl);
+        const int64_t n = (int64_t)p->np1 * p->np1, fl = n * p->nt;
+        p->op_x = alloc_doubles(6 * n * 3 * n);
+        p->op_z = alloc_doubles(6 * n * 3 * n);
+        p->op_scratch = alloc_doubles(9 * n * 3 * n);
+        p->op_interp = alloc_doubles(6 * 3 * n);
+        p->op_weights = alloc_doubles(3 * 3 * n);
+        p->traces = alloc_doubles(14 * p->nt);
         p->displ = alloc_doubles((p->info->nvars ? p->info->nvars : 1) * fl);
         p->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
         p->trace = alloc_doubles(p->nt);
         p->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
-        if (!p->u || !p->strain_x || !p->strain_z || !p->strain_work || !p->displ || !p->raw || !p->trace ||
-            !p->time_work)
+        if (!p->op_x || !p->op_z || !p->op_scratch || !p->op_interp || !p->op_weights || !p->traces || !p->displ ||
+            !p->raw || !p->trace || !p->time_work)
             st = axb_error_set(err, AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
     }
     if (st) {
@@ -161,10 +163,12 @@ void axb_extract_plan_destroy(axb_extract_plan **pp)
     axb_kdtree_destroy(&p->tree);
     axb_reconv_plan_destroy(&p->reconv);
     axb_time_plan_destroy(&p->tplan);
-    free(p->u);
-    free(p->strain_x);
-    free(p->strain_z);
-    free(p->strain_work);
+    free(p->op_x);
+    free(p->op_z);
+    free(p->op_scratch);
+    free(p->op_interp);
+    free(p->op_weights);
+    free(p->traces);
     free(p->displ);
     free(p->raw);
     free(p->trace);

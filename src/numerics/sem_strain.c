@@ -138,3 +138,14 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
     over_s(c, w[4], w[5]);
     lincomb(c, 1, w[5], -0.5, w[1], E[5]);
 }
+
+void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, double *op,
+                             double *scratch)
+{
+    const int64_t n = (int64_t)(m->npol + 1) * (m->npol + 1), ncol = 3 * n;
+    double *u = scratch, *work = scratch + 3 * n * ncol;
+    /* u[c][a][b][q]: the "samples" are the unit displacements, so the strain of sample q is column q */
+    memset(u, 0, (size_t)(3 * n * ncol) * sizeof *u);
+    for (int64_t q = 0; q < ncol; q++) u[q * ncol + q] = 1.0;
+    axb_sem_strain(m, g, axis, exc, ncol, u, op, work);
+}

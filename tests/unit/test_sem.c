@@ -280,6 +280,92 @@ static void test_geometry(check_ctx *T)
     CHECK_MSG(T, orth < 1e-14, "forward rotation not orthogonal: %g", orth);
 }
 
+/* The strain operator of an element, applied as extraction applies it (interpolated to a point,
+ * then one weighted pass over float rows), against the analytic strain of test_strain's fields at
+ * that point; and axb_sem_apply_rows against a plain double sum. */
+static void test_strain_operator(check_ctx *T, bool axis)
+{
+    axb_mesh m = {0};
+    m.npol = 4;
+    for (int k = 0; k < 5; k++) {
+        m.gll[k] = GLL[k];
+        m.glj[k] = GLJ[k];
+    }
+    deriv_matrix(GLL, m.G2);
+    deriv_matrix(GLJ, m.G1);
+    const double s0 = axis ? 0.0 : 1.0, s1 = s0 + 1.5, z0 = 3.0, z1 = 4.0;
+    axb_elem_shape g = {{s0, s1, s1, s0}, {z0, z0, z1, z1}, AXB_EL_LINEAR};
+    enum { N = 25, NC = 75, NT = 4 };
+    double *op = calloc(6 * N * NC, sizeof *op), *scratch = calloc(9 * N * NC, sizeof *scratch);
+    double I[6][NC], out[6][NT], wxi[5], weta[5];
+    float rows[NC * NT];
+    const double *xp = axis ? GLJ : GLL;
+    const double xi = -0.3, eta = 0.45; /* not a collocation point */
+    axb_lagrange_weights(xp, 5, xi, wxi);
+    axb_lagrange_weights(GLL, 5, eta, weta);
+    double s, z;
+    axb_sem_map(&g, xi, eta, &s, &z);
+    for (int exc = 0; exc < 3; exc++) {
+        axb_sem_strain_operator(&m, &g, axis, (axb_excitation)exc, op, scratch);
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++) {
+                double ps, pz;
+                axb_sem_map(&g, xp[i], GLL[j], &ps, &pz);
+                for (int t = 0; t < NT; t++) {
+                    const double a = t + 1;
+                    rows[(0 * N + i * 5 + j) * NT + t] = (float)(a * ps * ps);
+                    rows[(1 * N + i * 5 + j) * NT + t] = exc == AXB_EXC_MONOPOLE ? 0.0f : (float)(a * ps * pz);
+                    rows[(2 * N + i * 5 + j) * NT + t] = (float)(a * ps * pz * pz);
+                }
+            }
+        for (int k = 0; k < 6; k++) {
+            axb_sem_interpolate(5, NC, op + k * N * NC, wxi, weta, I[k]);
+            const double *w[1] = {I[k]};
+            double *o[1] = {out[k]};
+            axb_sem_apply_rows(NC, NT, rows, 1, w, o);
+        }
+        double worst = 0;
+        for (int t = 0; t < NT; t++) {
+            const double a = t + 1;
+            double want[6] = {2 * a * s, a * s, 2 * a * s * z, 0, 0.5 * a * z * z, 0};
+            if (exc == AXB_EXC_DIPOLE) {
+                want[1] = a * s - a * z;
+                want[3] = -0.5 * (a * z * z + a * s);
+                want[5] = -0.5 * (a * s - a * z) - 0.5 * a * z;
+            } else if (exc == AXB_EXC_QUADPOLE) {
+                want[1] = a * s - 2 * a * z;
+                want[3] = -a * z * z - 0.5 * a * s;
+                want[5] = (0.5 * a * z - a * s) - 0.5 * a * z;
+            }
+            for (int k = 0; k < 6; k++) worst = fmax(worst, fabs(out[k][t] - want[k]) / (a * 20));
+        }
+        /* the rows are floats: ~1e-7 of the field */
+        CHECK_MSG(T, worst < 1e-5, "%s element, excitation %d: strain operator off by %g of the field",
+                  axis ? "axis" : "interior", exc, worst);
+    }
+    /* two outputs, row counts that are not multiples of five */
+    double w2[2][NC], ref[2][NT], got[2][NT];
+    for (int nrows = 1; nrows <= NC; nrows += 7) {
+        for (int r = 0; r < nrows; r++)
+            for (int k = 0; k < 2; k++) w2[k][r] = urand() - 0.5;
+        for (int q = 0; q < nrows * NT; q++) rows[q] = (float)(urand() - 0.5);
+        double worst = 0;
+        for (int k = 0; k < 2; k++)
+            for (int t = 0; t < NT; t++) {
+                ref[k][t] = 0;
+                for (int r = 0; r < nrows; r++) ref[k][t] += w2[k][r] * rows[r * NT + t];
+            }
+        const double *w[2] = {w2[0], w2[1]};
+        double *o[2] = {got[0], got[1]};
+        axb_sem_apply_rows(nrows, NT, rows, 2, w, o);
+        for (int k = 0; k < 2; k++)
+            for (int t = 0; t < NT; t++) worst = fmax(worst, fabs(got[k][t] - ref[k][t]));
+        CHECK_MSG(T, worst < 1e-13, "apply_rows over %d rows off by %g", nrows, worst);
+    }
+    free(op);
+    free(scratch);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -288,6 +374,8 @@ int main(void)
     test_lagrange(&T);
     test_strain(&T, false);
     test_strain(&T, true);
+    test_strain_operator(&T, false);
+    test_strain_operator(&T, true);
     test_geometry(&T);
     return check_summary(&T);
 }
