@@ -45,6 +45,8 @@ expect_error "unknown option '--jsn'"      info --jsn x
 expect_error "--checkpoint -1: must be 0 or more seconds" repack "$TMP/nodb" "$TMP/nodst" --checkpoint -1
 expect_error "--write-mode 'fast': expected auto, collective or direct" repack "$TMP/nodb" "$TMP/nodst" --write-mode fast
 expect_error "write mode 'sometimes'"      extract --db "$TMP/nodb" --pairs x -o y --write-mode sometimes
+expect_error "--checkpoint -1: must be 0 or more seconds" extract --db "$TMP/nodb" --pairs x -o y --checkpoint -1
+expect_error "--checkpoint: .inf. is not a finite number" extract --db "$TMP/nodb" --pairs x -o y --checkpoint inf
 expect_error "missing the database folder" info
 expect_error "--threads 0: give 1 to 1024" repack "$TMP/nodb" "$TMP/nodst" --threads 0
 expect_error "--threads 2000: give 1 to 1024" extract --db "$TMP/nodb" --pairs x -o y --threads 2000

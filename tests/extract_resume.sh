@@ -34,7 +34,9 @@ PY
 
 # Runs "$@" in the background and kills it (every rank, SIGKILL) once the record OUT.partial.record
 # lists at least ROWS rows (each row is 8 bytes after the header line; the lists' own 24 bytes
-# only make the count conservative). OUT must then be unfinished.
+# only make the count conservative). OUT must then be unfinished. The killed runs checkpoint after
+# every batch (--checkpoint 0), so their record grows while they run; the default 10 s could
+# record nothing before so short a run ends.
 kill_at_rows() {
     local out=$1 rows=$2 tag=$3
     shift 3
@@ -58,9 +60,10 @@ kill_at_rows() {
 args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precision float64 --batch-mb 1 -q)
 "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/ref.h5" >/dev/null || fail "reference run"
 # the killed run writes collectively, the resumed one independently (the default on one node):
-# both write the same file layout and record rows the same way
+# both write the same file layout and record rows the same way; the resumed one checkpoints at
+# the default interval (rows not recorded by the end are published by the commit all the same)
 kill_at_rows "$TMP/out.h5" $((npairs / 4)) "pairs $TMP/pairs.txt" \
-    "$MPIEXEC" -n 2 "$AXB" "${args[@]}" --write-mode collective -o "$TMP/out.h5"
+    "$MPIEXEC" -n 2 "$AXB" "${args[@]}" --write-mode collective --checkpoint 0 -o "$TMP/out.h5"
 "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >"$TMP/summary" || fail "--resume failed"
 # the summary tells the rows of this run from those of the killed one
 grep -q "^wrote $npairs rows ([1-9][0-9]* of them written before the resume)" "$TMP/summary" ||
@@ -76,7 +79,7 @@ head -"$nasdf" "$TMP/pairs.txt" > "$TMP/pairs_asdf.txt"
 aargs=(extract --db "$TMP/db" --pairs "$TMP/pairs_asdf.txt" --components ZNE --format asdf --batch-mb 1 -q)
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/ref.asdf.h5" >/dev/null || fail "ASDF reference run"
 kill_at_rows "$TMP/out.asdf.h5" $((nasdf / 4)) "pairs $TMP/pairs_asdf.txt" \
-    "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5"
+    "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --checkpoint 0 -o "$TMP/out.asdf.h5"
 "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/out.asdf.h5" --resume >/dev/null || fail "ASDF --resume failed"
 [ -e "$TMP/out.asdf.h5" ] && [ ! -e "$TMP/out.asdf.h5.partial" ] || fail "ASDF not committed"
 # every trace; each station's StationXML document differs by its <Created> time only (two runs)
@@ -92,7 +95,7 @@ head -c 100000 "$TMP/ref.h5" > "$TMP/early.h5.partial"
 h5diff "$TMP/ref.h5" "$TMP/early.h5" /seismograms /seismograms >/dev/null || fail "restarted file differs"
 # a resume against another job's unfinished file is refused, not half overwritten
 kill_at_rows "$TMP/x.asdf.h5" 1 "pairs $TMP/pairs_asdf.txt" \
-    "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" -o "$TMP/x.asdf.h5"
+    "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --checkpoint 0 -o "$TMP/x.asdf.h5"
 if "$MPIEXEC" -n 2 "$AXB" "${aargs[@]}" --components Z -o "$TMP/x.asdf.h5" --resume >/dev/null 2>"$TMP/err"; then
     fail "resume of a different job accepted"
 fi

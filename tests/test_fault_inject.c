@@ -214,17 +214,19 @@ int main(int argc, char **argv)
     made = run_cli(repack.args);
     CHECK_MSG(&T, made.rc == 0, "repack: %s", made.text);
 
-    const step bulk_orig = {
-        "extract bulk (original layout)",
-        {"extract", "--db", db, "--cmt", cmt, "--stations", sta, "-o", bulk, "--threads", "1", "-q", NULL},
-        bulk};
+    /* checkpoints after every batch (the flush and record after writes and syncs) in two steps,
+     * at the default interval (the vote on whether one is due) in the third */
+    const step bulk_orig = {"extract bulk (original layout)",
+                            {"extract", "--db", db, "--cmt", cmt, "--stations", sta, "-o", bulk, "--threads", "1",
+                             "--checkpoint", "0", "-q", NULL},
+                            bulk};
     const step bulk_merged = {
         "extract bulk (merged layout)",
         {"extract", "--db", merged, "--cmt", cmt, "--stations", sta, "-o", bulk, "--threads", "1", "-q", NULL},
         bulk};
     const step asdf_step = {"extract asdf",
                             {"extract", "--db", merged, "--cmt", cmt, "--stations", sta, "-o", asdf, "--format", "asdf",
-                             "--threads", "1", "-q", NULL},
+                             "--threads", "1", "--checkpoint", "0", "-q", NULL},
                             asdf};
     sweep(&T, &bulk_orig, rank, size, stride);
     sweep(&T, &bulk_merged, rank, size, stride);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "axibulk/output.h"
 #include "check.h"
@@ -740,6 +741,13 @@ static void check_refusals(check_ctx *T, const char *dir, int size)
     d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
     d.kind = "strain";
     check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "kind 'strain'", "kind");
+    d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
+    d.checkpoint_seconds = -1;
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG,
+                  "checkpoint_seconds = -1 must be 0 or more", "negative checkpoint interval");
+    d.checkpoint_seconds = NAN;
+    check_refused(T, axb_output_create(MPI_COMM_WORLD, &d, &o, &err), &err, AXB_ERR_ARG, "checkpoint_seconds = nan",
+                  "checkpoint interval NaN");
     fixture bad = fx;
     bad.row_rec[7] = NREC;
     d = make_desc(&bad, path, AXB_OUT_BULK, AXB_FLOAT32, "Z");
@@ -911,6 +919,79 @@ static void check_resume_site(check_ctx *T, const char *dir)
     if (st == AXB_OK) CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
 }
 
+/* Bytes of PATH.partial.record after its header line (the rows' lists); -1 if unreadable. */
+static long record_list_bytes(const char *path)
+{
+    char rec[640];
+    snprintf(rec, sizeof rec, "%s.partial.record", path);
+    FILE *f = fopen(rec, "rb");
+    if (!f) return -1;
+    int c;
+    while ((c = fgetc(f)) != EOF && c != '\n') {
+    }
+    long n = 0;
+    while (c != EOF && fgetc(f) != EOF) n++;
+    fclose(f);
+    return c == '\n' ? n : -1;
+}
+
+/* Rows count as on disk for a resume only at checkpoints. Each rank writes its rows in three
+ * parts (collective, independent and synced, collective), then the run stops without a commit,
+ * as a kill would leave it. With checkpoint_seconds = 3600 nothing is recorded, and the resume
+ * starts again from nothing; with 0 every write is recorded; with 0.2 s, the last write, made
+ * after a longer pause, records every row pending since the last checkpoint. The resumed run
+ * writes the rest and commits a complete file in every case. */
+static void check_checkpoints(check_ctx *T, const char *dir, int size)
+{
+    static const double intervals[] = {3600, 0, 0.2};
+    fixture fx;
+    make_fixture(&fx, false);
+    for (int i = 0; i < 3; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/ckpt%d.h5", dir, i);
+        axb_output_desc d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT64, "Z");
+        d.checkpoint_seconds = intervals[i];
+        axb_output *o = NULL;
+        axb_error err = AXB_ERROR_INIT;
+        axb_status st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
+        CHECK_MSG(T, st == AXB_OK, "checkpoint %g: %s", intervals[i], err.msg);
+        if (st != AXB_OK) return;
+        int64_t rows[NROWS];
+        double data[NROWS * NSAMP];
+        const int64_t n = my_rows(ROUND_ROBIN, T->rank, size, rows), a = n / 3, b = 2 * n / 3;
+        fill(rows, n, 1, data);
+        st = axb_output_write(o, a, rows, data, &err);
+        if (st == AXB_OK)
+            st = axb_output_sync(o, axb_output_write_local(o, b - a, rows + a, data + a * NSAMP, &err), &err);
+        if (i == 2) nanosleep(&(struct timespec){0, 300000000}, NULL); /* longer than the interval */
+        if (st == AXB_OK) st = axb_output_write(o, n - b, rows + b, data + b * NSAMP, &err);
+        CHECK_MSG(T, st == AXB_OK, "checkpoint %g: %s", intervals[i], err.msg);
+        CHECK(T, axb_output_close(&o, false, &err) == AXB_OK);
+        if (T->rank == 0) {
+            const long listed = record_list_bytes(path);
+            CHECK_MSG(T, i == 0 ? listed == 0 : listed > 0, "checkpoint %g: %ld bytes of lists recorded", intervals[i],
+                      listed);
+        }
+        uint8_t done[NROWS];
+        st = axb_output_resume(MPI_COMM_WORLD, &d, done, &o, &err);
+        CHECK_MSG(T, st == AXB_OK, "checkpoint %g: resume: %s", intervals[i], err.msg);
+        if (st != AXB_OK) return;
+        int64_t ndone = 0;
+        for (int64_t r = 0; r < NROWS; r++) ndone += done[r];
+        CHECK_MSG(T, ndone == (i == 0 ? 0 : NROWS), "checkpoint %g: %lld rows resumed", intervals[i], (long long)ndone);
+        int64_t m = 0;
+        for (int64_t k = 0; k < n; k++)
+            if (!done[rows[k]]) rows[m++] = rows[k];
+        fill(rows, m, 1, data);
+        st = axb_output_write(o, m, rows, data, &err);
+        CHECK_MSG(T, st == AXB_OK, "checkpoint %g: %s", intervals[i], err.msg);
+        st = axb_output_close(&o, true, &err);
+        CHECK_MSG(T, st == AXB_OK, "checkpoint %g: commit: %s", intervals[i], err.msg);
+        if (T->rank == 0 && st == AXB_OK) check_bulk_file(T, path, &fx, AXB_FLOAT64, "Z");
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -937,6 +1018,7 @@ int main(int argc, char **argv)
     check_many_runs(&T, dir, size);
     check_refusals(&T, dir, size);
     check_resume_site(&T, dir);
+    check_checkpoints(&T, dir, size);
     if (getenv("AXB_KEEP_OUTPUT")) {
         if (T.rank == 0) printf("kept %s\n", dir);
     } else {

@@ -26,8 +26,8 @@ extern "C" {
  *  COLLECTIVE: every batch is one collective write of all ranks (MPI-IO can aggregate them).
  *  INDEPENDENT: each rank writes its rows by itself, odd ranks one batch later than even ones, so
  *  that on one node (where every write to the file takes the same kernel lock) one half of the
- *  ranks writes while the other half computes; the ranks still agree and record the rows on disk
- *  once per batch.
+ *  ranks writes while the other half computes; the ranks still agree once per batch and record
+ *  the rows on disk at checkpoints.
  *  AUTO (default): INDEPENDENT when all ranks share one node, else COLLECTIVE. Formats without
  *  independent writes (ASDF) always write collectively. */
 typedef enum axb_write_mode { AXB_WRITE_AUTO = 0, AXB_WRITE_COLLECTIVE, AXB_WRITE_INDEPENDENT } axb_write_mode;
@@ -80,6 +80,9 @@ typedef struct axb_extract_job {
                                      axb_db_set_threads) */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
     bool resume;                   /**< finish the unfinished OUTPUT.partial of an earlier identical run */
+    /** Seconds between checkpoints (axb_output_desc.checkpoint_seconds): the output flushed and its
+     *  rows recorded for a resume, so a kill loses at most this much work. 0: after every batch. */
+    double checkpoint_seconds;
     /** With a filter: FFTW wisdom file. Filter FFTs are then planned with FFTW_MEASURE (faster
      *  transforms), importing this file when it exists and saving the grown wisdom to it at the
      *  end (rank 0, via a temporary name). Rank 0 plans first and hands its wisdom to the other

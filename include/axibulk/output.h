@@ -63,6 +63,10 @@ typedef struct axb_output_desc {
     const char *command;         /**< optional command line recorded as provenance; NULL = none */
     const char *job;             /**< what else determines the values, as "key=value" words (options, database,
                           filter, slip rates); part of the identity a resume must match; NULL = none */
+    double checkpoint_seconds;   /**< formats that can resume: seconds between the records of the rows on
+                                    disk (a file flush each); a kill loses at most this much work. 0 (what
+                                    a zero-initialised descriptor gives): after every write. Finite, >= 0;
+                                    not part of the identity */
 } axb_output_desc;
 
 typedef struct axb_output axb_output;
@@ -81,12 +85,14 @@ AXB_NODISCARD axb_status axb_output_create(MPI_Comm comm, const axb_output_desc 
 
 /**
  * Reopens PATH.partial of an earlier run with the same descriptor to finish it (collective; every
- * format with a reopen, today bulk and ASDF). After every axb_output_write (or axb_output_sync)
- * the rows on disk are appended to PATH.partial.record (core/partial.h: torn lists ignored), whose
- * header names the descriptor's identity (format, precision, shape, sampling, kind, a checksum of
- * the tables); done[nrows] (caller's) receives 1 for the rows recorded, which need not be written
- * again. Refused: a complete PATH, no unfinished file or record, a record of another identity, a
- * file of another shape.
+ * format with a reopen, today bulk and ASDF). At checkpoints (axb_output_write and
+ * axb_output_sync, once desc->checkpoint_seconds have passed since the last one; 0: every call)
+ * the file is flushed and the rows written since the last checkpoint are appended to
+ * PATH.partial.record (core/partial.h: torn lists ignored), whose header names the descriptor's
+ * identity (format, precision, shape, sampling, kind, a checksum of the tables); done[nrows]
+ * (caller's) receives 1 for the rows recorded, which need not be written again. Refused: a
+ * complete PATH, no unfinished file or record, a record of another identity, a file of another
+ * shape. Killed before its first checkpoint (a record without rows): starts again from nothing.
  */
 AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc *d, uint8_t *done, axb_output **out,
                                            axb_error *err);
@@ -96,7 +102,9 @@ AXB_NODISCARD axb_status axb_output_resume(MPI_Comm comm, const axb_output_desc 
  * be 0). @p data holds [n][ncomp][nsamples] float64 in the order of @p rows, converted to the file
  * precision (float32 by round-to-nearest). A row index outside 0..nrows-1, a row repeated within
  * the call, or a row this rank already wrote fails (AXB_ERR_ARG) on every rank before anything is
- * written. A row written by two different ranks is detected by axb_output_close.
+ * written. A row written by two different ranks is detected by axb_output_close. Afterwards, when
+ * a checkpoint is due (the ranks agree; see axb_output_resume), the file is flushed and the rows
+ * written since the last checkpoint are recorded as on disk.
  */
 AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const double *data,
                                           axb_error *err);
@@ -105,7 +113,8 @@ AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_
  * Writes rows from this rank alone (independent: the other ranks need not call, and none waits
  * for this one), with the checks and conversion of axb_output_write. For a rank schedule in which
  * ranks write while others compute (one node, where every write to the file takes the same
- * kernel lock). The rows count as on disk, for a resume, only after the next axb_output_sync.
+ * kernel lock). The rows count as on disk, for a resume, only after a later checkpoint (of
+ * axb_output_sync or axb_output_write).
  * A failure is this rank's alone: pass it to the next axb_output_sync, which every rank calls.
  * AXB_ERR_UNSUPPORTED for a format without independent writes (see axb_output_can_write_local).
  */
@@ -118,13 +127,15 @@ bool axb_output_can_write_local(const axb_output *o);
 /**
  * Collective: agrees on @p st (each rank's status since its last sync, e.g. of
  * axb_output_write_local: one failure fails every rank), then, as axb_output_write does after its
- * transfer, flushes the file and records the rows written locally since the last sync as on disk.
+ * transfer, flushes the file and records the rows written since the last checkpoint as on disk if
+ * a checkpoint is due.
  */
 AXB_NODISCARD axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err);
 
 /**
  * Closes the file (collective) and frees *o, setting it to NULL in every case.
- * commit = true: checks that every row was written exactly once over all ranks, then renames
+ * commit = true: checks that every row was written exactly once over all ranks, flushes the file
+ * (rows written since the last checkpoint included), then renames
  * PATH.partial to PATH (replacing an existing PATH only if the descriptor allowed overwriting). If
  * a row is missing or was written twice, nothing is renamed, the data stay in PATH.partial and the
  * call fails with AXB_ERR_ARG naming the first such row.

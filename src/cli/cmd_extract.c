@@ -16,7 +16,7 @@
 typedef struct extract_args {
     const char *db, *pairs, *cmt, *stations, *finite, *finite_list, *wisdom, *components, *kind, *output, *precision,
         *format, *origin_time, *job, *lowpass, *highpass, *bandpass, *loggabor, *write_mode;
-    double dt;
+    double dt, checkpoint;
     long kernelwidth, batch_mb, cache_mb, filter_order, threads;
     bool no_remove_shift, reconvolve, force, quiet, independent, cold_batches, zerophase, resume;
     axb_filter_spec filter;
@@ -37,7 +37,7 @@ static const char extract_help[] =
     "\n"
     "options:\n";
 
-#define NOPTS 34
+#define NOPTS 35
 
 static void set_options(extract_args *a, axb_opt *o)
 {
@@ -65,6 +65,8 @@ static void set_options(extract_args *a, axb_opt *o)
         {"precision", 0, AXB_OPT_STRING, &a->precision, "P", "float32 (default) or float64"},
         {"force", 0, AXB_OPT_FLAG, &a->force, NULL, "overwrite an existing output file"},
         {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job"},
+        {"checkpoint", 0, AXB_OPT_DOUBLE, &a->checkpoint, "S",
+         "seconds between syncs that record finished rows for --resume (default 10; 0: every batch)"},
         {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 256)"},
         {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB",
          "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
@@ -237,6 +239,9 @@ static axb_status build_job(extract_args *a, axb_extract_job *job, axb_error *er
     job->overwrite = a->force;
     job->resume = a->resume;
     AXB_CHECK(err, !(a->resume && a->force), AXB_ERR_ARG, "--resume and --force exclude each other");
+    AXB_CHECK(err, a->checkpoint >= 0 && isfinite(a->checkpoint), AXB_ERR_ARG,
+              "--checkpoint %g: must be 0 or more seconds", a->checkpoint);
+    job->checkpoint_seconds = a->checkpoint;
     job->progress = !a->quiet;
     job->independent_reads = a->independent;
     job->cold_batches = a->cold_batches;
@@ -294,6 +299,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
 {
     extract_args a = {0};
     a.dt = NAN;
+    a.checkpoint = 10;
     a.kernelwidth = 12;
     a.batch_mb = 256;
     a.cache_mb = 256;

@@ -215,7 +215,8 @@ static axb_status open_output(axb_job_ctx *c, axb_error *err)
                                .row_receiver = t->row_receiver,
                                .overwrite = job->overwrite,
                                .command = job->command,
-                               .job = words};
+                               .job = words,
+                               .checkpoint_seconds = job->checkpoint_seconds};
     if (!job->resume) return axb_output_create(c->comm, &d, &c->out, err);
     c->done = malloc((size_t)t->nrows);
     AXB_TRY(axb_agree(c->comm, c->done ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "row flags"), err));

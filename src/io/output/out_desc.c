@@ -110,6 +110,8 @@ axb_status axb_out_check_desc(const axb_output_desc *d, axb_error *err)
     AXB_CHECK(err, axb_output_units(d->kind) != NULL, AXB_ERR_ARG,
               "kind '%s' (expected displacement, velocity or acceleration)", d->kind ? d->kind : "(null)");
     AXB_CHECK(err, d->database, AXB_ERR_ARG, "database path missing (provenance)");
+    AXB_CHECK(err, d->checkpoint_seconds >= 0 && isfinite(d->checkpoint_seconds), AXB_ERR_ARG,
+              "checkpoint_seconds = %g must be 0 or more", d->checkpoint_seconds);
     AXB_TRY(check_components(d->components, err));
     /* Keeps every dataset's byte size within what hsize_t and size_t products can hold. */
     AXB_CHECK(err, (double)d->nrows * (double)strlen(d->components) * (double)d->nsamples < 0x1p60, AXB_ERR_ARG,

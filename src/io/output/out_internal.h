@@ -76,10 +76,12 @@ struct axb_output {
     uint8_t *written;    /* [nrows] 1 where this rank wrote the row */
     void *convbuf;       /* write-time buffer for sorting/conversion, grown as needed */
     size_t convbuf_size;
-    void *impl;        /* backend state, owned by the backend */
-    int64_t *unsynced; /* rows written by write_local since the last sync, to record */
-    int64_t nunsynced, unsynced_cap;
-    bool recording; /* formats that can resume record the rows on disk */
+    void *impl;       /* backend state, owned by the backend */
+    int64_t *pending; /* rows written (by either write) since the last record, to record */
+    int64_t npending, pending_cap;
+    bool recording;            /* formats that can resume record the rows on disk */
+    double checkpoint_seconds; /* between records (axb_output_desc); 0: after every write */
+    double last_record;        /* this rank's axb_wall_seconds() at the last record or the opening */
 };
 
 /* MPI counts are int: long row lists go in pieces. */

@@ -94,9 +94,11 @@ axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, c
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The record of rows on disk (formats that can resume). After every write the file is flushed
- * (MPI_File_sync underneath), then rank 0 appends the rows of all ranks as one list to
- * PATH.partial.record (core/partial.h), so a resume trusts only rows certainly on disk. */
+ * The record of rows on disk (formats that can resume). Written rows wait in o->pending; at a
+ * checkpoint the file is flushed (MPI_File_sync underneath), then rank 0 appends the pending rows
+ * of all ranks as one list to PATH.partial.record (core/partial.h), so a resume trusts only rows
+ * certainly on disk. A flush after every write costs a tenth of a short run; checkpoints every
+ * checkpoint_seconds bound what a kill loses instead. */
 
 /* Rank 0's gather buffers; the ranks agree on their allocation before the gathers use them. */
 static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t **all, int64_t *total, axb_error *err)
@@ -115,7 +117,8 @@ static axb_status gather_rows(axb_output *o, int n, const int64_t *rows, int64_t
     if (st == AXB_OK && o->rank == 0) {
         for (int r = 0; r < o->size && st == AXB_OK; r++) {
             if (*total + counts[r] > INT_MAX)
-                st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+                st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows between two checkpoints",
+                                   o->partial, INT_MAX);
             displs[r] = (int)*total;
             *total += counts[r];
         }
@@ -136,7 +139,8 @@ static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb
 {
     axb_status st = AXB_OK;
     if (n > INT_MAX)
-        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows in one write", o->partial, INT_MAX);
+        st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d rows between two checkpoints", o->partial,
+                           INT_MAX);
     else if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0)
         st = axb_h5_error(err, "%s: flush", o->partial);
     AXB_TRY(axb_agree(o->comm, st, err));
@@ -147,6 +151,39 @@ static axb_status record_rows(axb_output *o, int64_t n, const int64_t *rows, axb
     return axb_agree(o->comm, st, err);
 }
 
+/* Collective, after an agreed success: records the pending rows when a checkpoint is due. Each
+ * rank reads its own clock and the ranks take the latest, so the flush inside is called by every
+ * rank or by none. An interval of 0 (the same on every rank) needs no vote. */
+static axb_status checkpoint(axb_output *o, axb_error *err)
+{
+    if (!o->recording) {
+        o->npending = 0;
+        return AXB_OK;
+    }
+    if (o->checkpoint_seconds > 0) {
+        int due = axb_wall_seconds() - o->last_record >= o->checkpoint_seconds, any = 0;
+        AXB_MPI_AGREE(o->comm, err, MPI_Allreduce(&due, &any, 1, MPI_INT, MPI_MAX, o->comm), "checkpoint decision");
+        if (!any) return AXB_OK;
+    }
+    const axb_status st = record_rows(o, o->npending, o->pending, err);
+    o->npending = 0;
+    o->last_record = axb_wall_seconds();
+    return st;
+}
+
+/* Room for @p n more pending rows (this rank only). */
+static axb_status reserve_pending(axb_output *o, int64_t n, axb_error *err)
+{
+    if (o->npending + n <= o->pending_cap) return AXB_OK;
+    int64_t cap = o->pending_cap ? o->pending_cap : 4096;
+    while (cap < o->npending + n) cap *= 2;
+    int64_t *p = realloc(o->pending, (size_t)cap * sizeof *p);
+    if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " written rows", o->path, cap);
+    o->pending = p;
+    o->pending_cap = cap;
+    return AXB_OK;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Writes */
 
@@ -155,10 +192,12 @@ axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
     AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
-    int64_t *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+    /* the sorted rows go straight into the pending list; they count as pending only once every
+     * rank's transfer succeeded */
+    axb_status st = reserve_pending(o, n > 0 ? n : 1, err);
+    int64_t *sorted = st == AXB_OK ? o->pending + o->npending : NULL;
     const void *buf = NULL;
-    axb_status st = sorted ? axb_out_prepare_rows(o, n, rows, data, sorted, &buf, err)
-                           : axb_error_set(err, AXB_ERR_NOMEM, "row list of %" PRId64 " rows", n);
+    if (st == AXB_OK) st = axb_out_prepare_rows(o, n, rows, data, sorted, &buf, err);
     if (st != AXB_OK) axb_error_prefix(err, "%s: write", o->path);
     st = axb_agree(o->comm, st, err);
     if (st == AXB_OK) {
@@ -166,11 +205,10 @@ axb_status axb_output_write(axb_output *o, int64_t n, const int64_t *rows, const
         if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
         st = axb_agree(o->comm, st, err);
     }
-    if (st == AXB_OK)
-        for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
-    if (st == AXB_OK && o->recording) st = record_rows(o, n, sorted, err);
-    free(sorted);
-    return st;
+    if (st != AXB_OK) return st;
+    for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
+    o->npending += n;
+    return checkpoint(o, err);
 }
 
 bool axb_output_can_write_local(const axb_output *o)
@@ -186,21 +224,14 @@ axb_status axb_output_write_local(axb_output *o, int64_t n, const int64_t *rows,
     AXB_CHECK(err, o->ops->write_local, AXB_ERR_UNSUPPORTED, "%s: the %s format has no independent writes", o->path,
               o->ops->name);
     if (n == 0) return AXB_OK;
-    if (o->nunsynced + n > o->unsynced_cap) {
-        int64_t cap = o->unsynced_cap ? o->unsynced_cap : 4096;
-        while (cap < o->nunsynced + n) cap *= 2;
-        int64_t *p = realloc(o->unsynced, (size_t)cap * sizeof *p);
-        if (!p) return axb_error_set(err, AXB_ERR_NOMEM, "%s: list of %" PRId64 " written rows", o->path, cap);
-        o->unsynced = p;
-        o->unsynced_cap = cap;
-    }
-    int64_t *sorted = o->unsynced + o->nunsynced;
+    AXB_TRY(reserve_pending(o, n, err));
+    int64_t *sorted = o->pending + o->npending;
     const void *buf = NULL;
     axb_status st = axb_out_prepare_rows(o, n, rows, data, sorted, &buf, err);
     if (st == AXB_OK) st = o->ops->write_local(o, n, sorted, buf, err);
     if (st != AXB_OK) return axb_error_prefix(err, "%s: write", o->partial);
     for (int64_t k = 0; k < n; k++) o->written[sorted[k]] = 1;
-    o->nunsynced += n;
+    o->npending += n;
     return AXB_OK;
 }
 
@@ -209,8 +240,6 @@ axb_status axb_output_sync(axb_output *o, axb_status st, axb_error *err)
     axb_error local = AXB_ERROR_INIT;
     if (!err) err = &local;
     AXB_CHECK(err, o, AXB_ERR_ARG, "output is not open");
-    st = axb_agree(o->comm, st, err);
-    if (st == AXB_OK && o->recording) st = record_rows(o, o->nunsynced, o->unsynced, err);
-    o->nunsynced = 0;
-    return st;
+    AXB_TRY(axb_agree(o->comm, st, err));
+    return checkpoint(o, err);
 }

@@ -147,7 +147,7 @@ static void free_output(axb_output *o)
     if (o->comm != MPI_COMM_NULL) MPI_Comm_free(&o->comm);
     free(o->written);
     free(o->convbuf);
-    free(o->unsynced);
+    free(o->pending);
     free(o);
 }
 
@@ -186,6 +186,8 @@ static axb_status new_output(MPI_Comm comm, const axb_output_desc *d, axb_output
     o->partial = o->names.partial;
     axb_out_identity(d, o->identity, sizeof o->identity);
     o->recording = o->ops->reopen != NULL;
+    o->checkpoint_seconds = d->checkpoint_seconds;
+    o->last_record = axb_wall_seconds();
     o->overwrite = d->overwrite;
     o->precision = d->precision;
     o->memtype = d->precision == AXB_FLOAT32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -372,6 +374,12 @@ axb_status axb_output_close(axb_output **po, bool commit, axb_error *err)
     if (st == AXB_OK && o->ops->finish) {
         st = o->ops->finish(o, all, err);
         if (st != AXB_OK) axb_error_prefix(err, "%s", o->partial);
+    }
+    /* Rows written since the last checkpoint may be in the page cache only (closing the file
+     * does not fsync it): on disk before the rename publishes them. */
+    if (commit) {
+        st = axb_agree(o->comm, st, err);
+        if (st == AXB_OK && H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) st = axb_h5_error(err, "%s: flush", o->partial);
     }
     /* The file is closed whatever happened, so no rank keeps it open. MPI_File_close (in
      * H5Fclose) synchronises every rank's data before the rename. */
