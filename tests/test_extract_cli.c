@@ -188,6 +188,33 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 1c. reading ahead: with two threads the next batch's deflated chunks are decoded while a
+     * batch is computed (many 1 MB batches here); the numbers are those of one thread, which
+     * reads each batch when it comes */
+    {
+        char outa[1100], outb[1100];
+        snprintf(outa, sizeof outa, "%s/pairs_t2.h5", dir);
+        snprintf(outb, sizeof outb, "%s/pairs_t1.h5", dir);
+        const char *a2[] = {"extract", "--db",       DB,  "--pairs",   path, "--components", "ZNERT", "--precision",
+                            "float64", "--batch-mb", "1", "--threads", "2",  "-o",           outa,    "-q"};
+        const char *a1t[] = {"extract", "--db",       DB,  "--pairs",   path, "--components", "ZNERT", "--precision",
+                             "float64", "--batch-mb", "1", "--threads", "1",  "-o",           outb,    "-q"};
+        CHECK(&T, run_cli(a2, 16) == 0);
+        CHECK(&T, run_cli(a1t, 16) == 0);
+        if (T.rank == 0) {
+            double *x = NULL, *y = NULL, *z = NULL;
+            int64_t d1[3], d2[3], d3[3];
+            int64_t n1 = read_bulk(out1, &x, d1), n2 = read_bulk(outa, &y, d2), n3 = read_bulk(outb, &z, d3);
+            CHECK_MSG(&T, n1 > 0 && n1 == n2 && n1 == n3 && !memcmp(y, z, (size_t)n1 * sizeof *y),
+                      "reading ahead with two threads changed the result");
+            CHECK_MSG(&T, n1 > 0 && n1 == n2 && !memcmp(x, y, (size_t)n1 * sizeof *x),
+                      "small batches changed the result");
+            free(x);
+            free(y);
+            free(z);
+        }
+    }
+
     /* 1b. a zero-phase lowpass through the command equals the unfiltered rows filtered with the
      * filter module (tested on its own against its transfer function) */
     {

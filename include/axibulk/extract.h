@@ -44,7 +44,7 @@ typedef struct axb_extract_opts {
 } axb_extract_opts;
 
 /** Instaseis' defaults: database components, displacement, no resampling, kernel width 12,
- *  source shift removed; 256 MB batches, 256 MB element cache. */
+ *  source shift removed; 64 MB batches, 256 MB element cache. */
 /* clang-format off */
 #define AXB_EXTRACT_OPTS_DEFAULT {"", AXB_QUANTITY_DISPLACEMENT, 0.0, 12, true, false, 256, 256}
 /* clang-format on */

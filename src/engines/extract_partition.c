@@ -179,7 +179,7 @@ typedef struct batch_run {
     bool elems, independent, late;
     axb_io_mode mode;
     float *blocks, *carry;
-    int64_t *ids, *rows, *rows2;
+    int64_t *ids, *next_ids, *rows, *rows2;
     double *data, *data2; /* late ranks: rows2/data2 hold the previous batch until written */
     int64_t npend;
 } batch_run;
@@ -212,6 +212,7 @@ static void batch_run_free(batch_run *b)
     free(b->blocks);
     free(b->carry);
     free(b->ids);
+    free(b->next_ids);
     free(b->rows);
     free(b->rows2);
     free(b->data);
@@ -237,6 +238,7 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
     b->blocks = malloc((size_t)(per * b->unit) * sizeof *b->blocks);
     b->carry = malloc((size_t)b->unit * sizeof *b->carry);
     b->ids = malloc((size_t)per * sizeof *b->ids);
+    b->next_ids = malloc((size_t)per * sizeof *b->next_ids);
     b->rows = malloc((size_t)nrows * sizeof *b->rows);
     b->data = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data);
     if (b->late) {
@@ -244,7 +246,8 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
         b->data2 = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data2);
     }
     axb_status st = AXB_OK;
-    if (!b->blocks || !b->carry || !b->ids || !b->rows || !b->data || (b->late && (!b->rows2 || !b->data2)))
+    if (!b->blocks || !b->carry || !b->ids || !b->next_ids || !b->rows || !b->data ||
+        (b->late && (!b->rows2 || !b->data2)))
         st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers of %lld elements and %lld rows", (long long)per,
                            (long long)nrows);
     return axb_agree(c->comm, st, err);
@@ -299,6 +302,14 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
     axb_status ls = b->elems ? axb_db_read_elements(c->db, bt.nread, b->ids, b->mode, b->blocks, err)
                              : axb_db_read_points(c->db, bt.nread, b->ids, b->mode, b->blocks, err);
     c->plan->stats.elements_read += bt.nread;
+    if (ls == AXB_OK && b->elems && axb_db_get_threads(c->db) > 1) {
+        /* the next batch's elements are read and decoded in the background while this one is
+         * computed (original layout; a no-op elsewhere). Only with a core to spare: a rank's one
+         * core would just switch between decoding and computing, and lose its caches. */
+        axb_batch_iter ahead = b->it;
+        axb_batch nb;
+        if (axb_batch_next(&ahead, b->next_ids, &nb)) ls = axb_db_prefetch_elements(c->db, nb.nread, b->next_ids, err);
+    }
     if (ls == AXB_OK && b->npend > 0) ls = axb_output_write_local(c->out, b->npend, b->rows2, b->data2, err);
     b->npend = 0;
     const int64_t n = bt.end - bt.first;
