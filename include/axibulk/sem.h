@@ -73,9 +73,10 @@ void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool ax
 /**
  * out[k][t] = Σ_r w[k][r] rows[r][t] for k < nout (1 or 2): linear functionals of float rows
  * (an element's stored samples, t contiguous) evaluated at every sample in one pass over them.
+ * With @p add the sums are added to what out holds.
  */
 void axb_sem_apply_rows(int64_t nrows, int64_t nt, const float *rows, int nout, const double *const *w,
-                        double *const *out);
+                        double *const *out, bool add);
 
 /** Σ_ij wxi[i] weta[j] f[i][j][t] for every t: one component interpolated to (ξ, η). */
 void axb_sem_interpolate(int np1, int64_t nt, const double *f, const double *wxi, const double *weta, double *out);

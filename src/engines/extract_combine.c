@@ -9,13 +9,6 @@
 #include "axibulk/sem.h"
 #include "engines/extract_internal.h"
 
-static void block_to_double(const axb_extract_plan *p, const float *block, int var, double *dst)
-{
-    const int64_t fl = (int64_t)p->np1 * p->np1 * p->nt;
-    const float *src = block + var * fl;
-    for (int64_t q = 0; q < fl; q++) dst[q] = src[q];
-}
-
 /* The strain operators of PX and/or PZ on this element (displ_only, moment tensors). */
 static void element_ops(axb_extract_plan *p, axb_elem_state *es)
 {
@@ -26,13 +19,6 @@ static void element_ops(axb_extract_plan *p, axb_elem_state *es)
     if (p->need_px) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], p->op_x, p->op_scratch);
     if (p->need_pz) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], p->op_z, p->op_scratch);
     es->have_strain = true;
-}
-
-static void element_displ(axb_extract_plan *p, axb_elem_state *es)
-{
-    for (int v = 0; v < p->info->nvars; v++)
-        block_to_double(p, es->block, v, p->displ + (int64_t)v * p->np1 * p->np1 * p->nt);
-    es->have_displ = true;
 }
 
 /* Interpolation weights of (ξ, η) in the element's basis. */
@@ -122,7 +108,7 @@ static void element_mt(axb_extract_plan *p, const axb_pair_ref *pair, const axb_
             }
         const double *w[1] = {wa};
         double *out[1] = {Z};
-        axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out);
+        axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out, false);
     }
     if (!p->need_px) return;
     for (int k = 0; k < 6; k++) axb_sem_interpolate(np1, ncol, p->op_x + k * n * ncol, wxi, weta, I + k * ncol);
@@ -134,7 +120,7 @@ static void element_mt(axb_extract_plan *p, const axb_pair_ref *pair, const axb_
     double *A = p->traces, *B = A + nt;
     const double *w[2] = {wa, wb};
     double *out[2] = {A, B};
-    axb_sem_apply_rows(ncol, nt, es->block + in->var_offset[AXB_SIM_PX] * n * nt, 2, w, out);
+    axb_sem_apply_rows(ncol, nt, es->block + in->var_offset[AXB_SIM_PX] * n * nt, 2, w, out, false);
     horizontals(p, loc, A, B, raw);
 }
 
@@ -155,66 +141,83 @@ static void point_strain(const axb_extract_plan *p, const float *point, int run_
     }
 }
 
+/* c · wxi[i] · weta[j] for the element's points q = i·np1 + j: interpolation and a factor at once. */
+static void point_weights(int np1, const double *wxi, const double *weta, double c, double *w)
+{
+    for (int i = 0; i < np1; i++)
+        for (int j = 0; j < np1; j++) w[i * np1 + j] = c * wxi[i] * weta[j];
+}
+
+/* Adds c × (variable v interpolated to (ξ, η)) to out, straight from the stored floats; @p add
+ * false starts out afresh. */
+static void add_var(const axb_extract_plan *p, const float *block, int v, const double *wxi, const double *weta,
+                    double c, double *out, bool add)
+{
+    const int64_t n = (int64_t)p->np1 * p->np1;
+    double w[(AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1)];
+    point_weights(p->np1, wxi, weta, c, w);
+    const double *wv[1] = {w};
+    double *o[1] = {out};
+    axb_sem_apply_rows(n, p->nt, block + v * n * p->nt, 1, wv, o, add);
+}
+
 /* Force on a reciprocal database (§2.10), from interpolated displacement of PZ (s, z) and PX. */
 static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
-                          const double *wxi, const double *weta, double *raw)
+                          const float *block, const double *wxi, const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
-    const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
+    const int64_t nt = p->nt;
     double f[3];
     axb_geo_force_to_db_frame(src->f, src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, f);
     for (int k = 0; k < 3; k++) f[k] /= in->amplitude;
-    double *us = p->traces, *up = us + nt, *uz = up + nt;
     double *Z = comp_out(p, raw, 'Z');
     if (Z) {
         const int o = in->var_offset[AXB_SIM_PZ];
-        axb_sem_interpolate(p->np1, nt, p->displ + o * fl, wxi, weta, us);
-        axb_sem_interpolate(p->np1, nt, p->displ + (o + 1) * fl, wxi, weta, uz);
-        for (int64_t t = 0; t < nt; t++) Z[t] = us[t] * f[0] + uz[t] * f[2];
+        add_var(p, block, o, wxi, weta, f[0], Z, false);
+        add_var(p, block, o + 1, wxi, weta, f[2], Z, true);
     }
     if (!p->need_px) return;
+    /* R keeps Instaseis' sign for forces (opposite to moment tensors, notes §2.10) */
     const int o = in->var_offset[AXB_SIM_PX];
-    axb_sem_interpolate(p->np1, nt, p->displ + o * fl, wxi, weta, us);
-    axb_sem_interpolate(p->np1, nt, p->displ + (o + 1) * fl, wxi, weta, up);
-    axb_sem_interpolate(p->np1, nt, p->displ + (o + 2) * fl, wxi, weta, uz);
+    double *r = p->traces, *tt = r + nt;
+    add_var(p, block, o, wxi, weta, f[0], r, false);
+    add_var(p, block, o + 2, wxi, weta, f[2], r, true);
+    add_var(p, block, o + 1, wxi, weta, f[1], tt, false);
     double *N = comp_out(p, raw, 'N'), *E = comp_out(p, raw, 'E'), *R = comp_out(p, raw, 'R'),
            *T = comp_out(p, raw, 'T');
     const double c = cos(loc->phi), s = sin(loc->phi);
     for (int64_t t = 0; t < nt; t++) {
-        /* R keeps Instaseis' sign for forces (opposite to moment tensors, notes §2.10) */
-        const double r = us[t] * f[0] + uz[t] * f[2], tt = up[t] * f[1];
-        if (R) R[t] = r;
-        if (T) T[t] = tt;
-        if (N) N[t] = -(c * r - s * tt);
-        if (E) E[t] = s * r + c * tt;
+        if (R) R[t] = r[t];
+        if (T) T[t] = tt[t];
+        if (N) N[t] = -(c * r[t] - s * tt[t]);
+        if (E) E[t] = s * r[t] + c * tt[t];
     }
 }
 
 /* Moment tensor on a forward database (§2.11). */
 static void combine_forward(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
-                            const double *wxi, const double *weta, double *raw)
+                            const float *block, const double *wxi, const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
-    const int64_t nt = p->nt, fl = (int64_t)p->np1 * p->np1 * nt;
+    const int64_t nt = p->nt;
     double m[6];
     for (int k = 0; k < 6; k++) m[k] = src->m[k] / in->amplitude;
     const double cp = cos(loc->phi), sp = sin(loc->phi), c2 = cos(2 * loc->phi), s2 = sin(2 * loc->phi);
     const double a1 = m[3] * cp + m[4] * sp, a2 = -m[3] * sp + m[4] * cp;
     const double b1 = (m[1] - m[2]) * c2 + 2 * m[5] * s2, b2 = -(m[1] - m[2]) * s2 + 2 * m[5] * c2;
     /* weights of the ten stored variables in u_s, u_φ, u_z (variable order of axb_sim) */
-    const double ws[10] = {m[0], 0, m[1] + m[2], 0, a1, 0, 0, b1, 0, 0};
-    const double wp[10] = {0, 0, 0, 0, 0, a2, 0, 0, b2, 0};
-    const double wz[10] = {0, m[0], 0, m[1] + m[2], 0, 0, a1, 0, 0, b1};
-    double *us = p->traces, *up = us + nt, *uz = up + nt, *tmp = uz + nt;
-    memset(us, 0, 3 * (size_t)nt * sizeof *us);
-    for (int v = 0; v < 10; v++) {
-        if (ws[v] == 0 && wp[v] == 0 && wz[v] == 0) continue;
-        axb_sem_interpolate(p->np1, nt, p->displ + v * fl, wxi, weta, tmp);
-        for (int64_t t = 0; t < nt; t++) {
-            us[t] += ws[v] * tmp[t];
-            up[t] += wp[v] * tmp[t];
-            uz[t] += wz[v] * tmp[t];
-        }
+    const double wsz[3][10] = {{m[0], 0, m[1] + m[2], 0, a1, 0, 0, b1, 0, 0},
+                               {0, 0, 0, 0, 0, a2, 0, 0, b2, 0},
+                               {0, m[0], 0, m[1] + m[2], 0, 0, a1, 0, 0, b1}};
+    double *u[3] = {p->traces, p->traces + nt, p->traces + 2 * nt}; /* u_s, u_φ, u_z */
+    for (int k = 0; k < 3; k++) {
+        bool started = false;
+        for (int v = 0; v < 10; v++)
+            if (wsz[k][v] != 0) {
+                add_var(p, block, v, wxi, weta, wsz[k][v], u[k], started);
+                started = true;
+            }
+        if (!started) memset(u[k], 0, (size_t)nt * sizeof *u[k]);
     }
     double P[3][3];
     axb_geo_forward_nez(src->lon, 90.0 - src->lat, rec->lon, 90.0 - rec->lat, loc->phi, P);
@@ -222,6 +225,7 @@ static void combine_forward(axb_extract_plan *p, const axb_source *src, const ax
     double *out[5];
     const char *letters = "NEZRT";
     for (int k = 0; k < 5; k++) out[k] = comp_out(p, raw, letters[k]);
+    const double *us = u[0], *up = u[1], *uz = u[2];
     for (int64_t t = 0; t < nt; t++) {
         const double s = us[t], f = up[t], z = uz[t];
         for (int k = 0; k < 3; k++)
@@ -239,10 +243,9 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
     const bool force = src->type == AXB_SRC_FORCE;
     if (in->kind == AXB_DB_FORWARD) {
         AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "forward databases take moment tensors only, not forces");
-        if (!es->have_displ) element_displ(p, es);
         double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
         weights(p, es->elem, loc, wxi, weta);
-        combine_forward(p, src, pair->rec, loc, wxi, weta, raw);
+        combine_forward(p, src, pair->rec, loc, es->block, wxi, weta, raw);
         return AXB_OK;
     }
     if (!p->mesh->has_elements) {
@@ -259,8 +262,7 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
     double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
     weights(p, es->elem, loc, wxi, weta);
     if (force) {
-        if (!es->have_displ) element_displ(p, es);
-        combine_force(p, src, pair->rec, loc, wxi, weta, raw);
+        combine_force(p, src, pair->rec, loc, es->block, wxi, weta, raw);
         return AXB_OK;
     }
     if (!es->have_strain) element_ops(p, es);

@@ -31,7 +31,6 @@ struct axb_extract_plan {
     double *op_interp;    /* [6][3·np1²] one pair's strain operator at (ξ, η) */
     double *op_weights;   /* [3][3·np1²] one pair's weights of the stored rows */
     double *traces;       /* [14][nt] scratch traces of one pair */
-    double *displ;        /* [nvars][np1²][nt] all runs' displacement (force, forward) */
     double *raw;          /* [ncomp][nt] one pair before time processing */
     double *trace;        /* [nt] */
     double *time_work;    /* scratch of axb_time_plan_finish */
@@ -57,7 +56,7 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
 typedef struct axb_elem_state {
     int64_t elem;
     const float *block; /* [nvars][np1][np1][nt] from the database */
-    bool have_strain, have_displ;
+    bool have_strain;
 } axb_elem_state;
 
 /* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose

@@ -259,12 +259,12 @@ static axb_status compute_batch(axb_job_ctx *c, batch_run *b, const axb_batch *b
 {
     axb_extract_plan *p = c->plan;
     int64_t u = -1;
-    axb_elem_state es = {-1, NULL, false, false};
+    axb_elem_state es = {-1, NULL, false};
     for (int64_t k = bt->first; k < bt->end; k++) {
         const axb_loc *loc = &b->recv[k].loc;
         if (loc->id != es.elem) {
             u++;
-            es = (axb_elem_state){loc->id, axb_batch_block(bt, u, b->blocks, b->carry, b->unit), false, false};
+            es = (axb_elem_state){loc->id, axb_batch_block(bt, u, b->blocks, b->carry, b->unit), false};
         }
         const int64_t r = b->recv[k].row;
         const axb_pair_ref ref = pair_of(&c->rows, r);

@@ -133,19 +133,18 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
     }
     if (!st) st = build_tree(p, err);
     if (!st) {
-        const int64_t n = (int64_t)p->np1 * p->np1, fl = n * p->nt;
+        const int64_t n = (int64_t)p->np1 * p->np1;
         p->op_x = alloc_doubles(6 * n * 3 * n);
         p->op_z = alloc_doubles(6 * n * 3 * n);
         p->op_scratch = alloc_doubles(9 * n * 3 * n);
         p->op_interp = alloc_doubles(6 * 3 * n);
         p->op_weights = alloc_doubles(3 * 3 * n);
         p->traces = alloc_doubles(14 * p->nt);
-        p->displ = alloc_doubles((p->info->nvars ? p->info->nvars : 1) * fl);
         p->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
         p->trace = alloc_doubles(p->nt);
         p->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
-        if (!p->op_x || !p->op_z || !p->op_scratch || !p->op_interp || !p->op_weights || !p->traces || !p->displ ||
-            !p->raw || !p->trace || !p->time_work)
+        if (!p->op_x || !p->op_z || !p->op_scratch || !p->op_interp || !p->op_weights || !p->traces || !p->raw ||
+            !p->trace || !p->time_work)
             st = axb_error_set(err, AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
     }
     if (st) {
@@ -169,7 +168,6 @@ void axb_extract_plan_destroy(axb_extract_plan **pp)
     free(p->op_interp);
     free(p->op_weights);
     free(p->traces);
-    free(p->displ);
     free(p->raw);
     free(p->trace);
     free(p->time_work);

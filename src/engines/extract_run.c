@@ -66,11 +66,11 @@ static axb_status run_batch(walk *w, const axb_batch *bt, axb_error *err)
     p->stats.elements_read += nm;
     for (int64_t k = 0, m = 0; k < bt->nread; k++)
         if (!w->blk[k]) w->blk[k] = w->buf + (m++) * w->unit;
-    axb_elem_state es = {-1, NULL, false, false};
+    axb_elem_state es = {-1, NULL, false};
     int64_t slot = -1;
     for (int64_t k = bt->first; k < bt->end; k++) {
         const located *l = &w->L[k];
-        if (l->loc.id != es.elem) es = (axb_elem_state){l->loc.id, w->blk[++slot], false, false};
+        if (l->loc.id != es.elem) es = (axb_elem_state){l->loc.id, w->blk[++slot], false};
         const axb_pair_ref *ref = &w->pairs[l->pair];
         axb_status st = axb_extract_raw(p, ref, &l->loc, &es, es.block, p->raw, err);
         if (st == AXB_OK) st = w->sink(p, l->pair, ref, p->raw, w->ctx, err);

@@ -9,9 +9,9 @@
 /* Five rows per pass over the accumulators (AxiSEM's np1): the sums stay in registers across
  * the rows and the accumulators are loaded and stored a fifth as often. */
 AXB_VECTOR_CLONES static void apply1(int64_t nrows, int64_t nt, const float *restrict rows, const double *restrict w,
-                                     double *restrict out)
+                                     double *restrict out, bool add)
 {
-    memset(out, 0, (size_t)nt * sizeof *out);
+    if (!add) memset(out, 0, (size_t)nt * sizeof *out);
     int64_t r = 0;
     for (; r + 5 <= nrows; r += 5) {
         const float *s0 = rows + r * nt, *s1 = s0 + nt, *s2 = s1 + nt, *s3 = s2 + nt, *s4 = s3 + nt;
@@ -26,10 +26,12 @@ AXB_VECTOR_CLONES static void apply1(int64_t nrows, int64_t nt, const float *res
 }
 
 AXB_VECTOR_CLONES static void apply2(int64_t nrows, int64_t nt, const float *restrict rows, const double *restrict w,
-                                     const double *restrict v, double *restrict out, double *restrict out2)
+                                     const double *restrict v, double *restrict out, double *restrict out2, bool add)
 {
-    memset(out, 0, (size_t)nt * sizeof *out);
-    memset(out2, 0, (size_t)nt * sizeof *out2);
+    if (!add) {
+        memset(out, 0, (size_t)nt * sizeof *out);
+        memset(out2, 0, (size_t)nt * sizeof *out2);
+    }
     int64_t r = 0;
     for (; r + 5 <= nrows; r += 5) {
         const float *s0 = rows + r * nt, *s1 = s0 + nt, *s2 = s1 + nt, *s3 = s2 + nt, *s4 = s3 + nt;
@@ -52,10 +54,10 @@ AXB_VECTOR_CLONES static void apply2(int64_t nrows, int64_t nt, const float *res
 }
 
 void axb_sem_apply_rows(int64_t nrows, int64_t nt, const float *rows, int nout, const double *const *w,
-                        double *const *out)
+                        double *const *out, bool add)
 {
     if (nout == 2)
-        apply2(nrows, nt, rows, w[0], w[1], out[0], out[1]);
+        apply2(nrows, nt, rows, w[0], w[1], out[0], out[1], add);
     else
-        apply1(nrows, nt, rows, w[0], out[0]);
+        apply1(nrows, nt, rows, w[0], out[0], add);
 }

@@ -322,7 +322,7 @@ static void test_strain_operator(check_ctx *T, bool axis)
             axb_sem_interpolate(5, NC, op + k * N * NC, wxi, weta, I[k]);
             const double *w[1] = {I[k]};
             double *o[1] = {out[k]};
-            axb_sem_apply_rows(NC, NT, rows, 1, w, o);
+            axb_sem_apply_rows(NC, NT, rows, 1, w, o, false);
         }
         double worst = 0;
         for (int t = 0; t < NT; t++) {
@@ -357,9 +357,13 @@ static void test_strain_operator(check_ctx *T, bool axis)
             }
         const double *w[2] = {w2[0], w2[1]};
         double *o[2] = {got[0], got[1]};
-        axb_sem_apply_rows(nrows, NT, rows, 2, w, o);
+        axb_sem_apply_rows(nrows, NT, rows, 2, w, o, false);
         for (int k = 0; k < 2; k++)
             for (int t = 0; t < NT; t++) worst = fmax(worst, fabs(got[k][t] - ref[k][t]));
+        /* added to what is there: twice the sums */
+        axb_sem_apply_rows(nrows, NT, rows, 2, w, o, true);
+        for (int k = 0; k < 2; k++)
+            for (int t = 0; t < NT; t++) worst = fmax(worst, fabs(got[k][t] - 2 * ref[k][t]));
         CHECK_MSG(T, worst < 1e-13, "apply_rows over %d rows off by %g", nrows, worst);
     }
     free(op);
