@@ -73,3 +73,56 @@ def splice(path, md, begin, end, title):
         text = text.rstrip("\n") + f"\n\n## {title}\n\n" + block + "\n"
     with open(path, "w") as f:
         f.write(text)
+
+
+class ThrottledDisk:
+    """A disk of a given read speed, for machines whose own disk is served from a host's cache: the
+    kernel's block throttle (cgroup v1 blkio.throttle.read_bps_device, or v2 io.max) on the device
+    that holds @p path, for the processes started through wrap(). Needs root and a cgroup file
+    system that allows it; available() says whether it does. Only reads are throttled."""
+
+    def __init__(self, path, mbps):
+        self.mbps, self.dir = mbps, None
+        st = os.stat(path)
+        dev = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+        # partitions are throttled on their disk
+        if os.path.exists(f"/sys/dev/block/{dev}/partition"):
+            disk = os.path.basename(os.path.realpath(f"/sys/dev/block/{dev}/.."))
+            dev = open(f"/sys/block/{disk}/dev").read().strip()
+        self.dev = dev
+        name = f"axb-bench-{os.getpid()}-{mbps}"
+        for root, knob, rule in (("/sys/fs/cgroup/blkio", "blkio.throttle.read_bps_device", f"{dev} {mbps * 10**6}"),
+                                 ("/sys/fs/cgroup", "io.max", f"{dev} rbps={mbps * 10**6}")):
+            if not os.path.exists(os.path.join(root, knob if root.endswith("blkio") else "cgroup.controllers")):
+                continue
+            try:
+                d = os.path.join(root, name)
+                os.makedirs(d, exist_ok=True)
+                with open(os.path.join(d, knob), "w") as f:
+                    f.write(rule)
+                self.dir = d
+                break
+            except OSError:
+                continue
+
+    def available(self):
+        return self.dir is not None
+
+    def wrap(self, cmd):
+        """cmd run inside the throttled group (its children too)."""
+        return ["bash", "-c", f'echo $$ > {self.dir}/cgroup.procs && exec "$@"', "throttled"] + cmd
+
+    def read_mb_s(self, files):
+        """Cold sequential read of the files through the throttled device, MB/s."""
+        drop(files)
+        code = ("import sys,time\nt=time.perf_counter();n=0\nfor f in sys.argv[1:]:\n"
+                " h=open(f,'rb',buffering=0)\n while True:\n  b=h.read(8<<20)\n  if not b: break\n  n+=len(b)\n"
+                "print(n/(time.perf_counter()-t)/1e6)")
+        return float(run(self.wrap([sys.executable, "-c", code] + files)))
+
+    def close(self):
+        if self.dir:
+            try:
+                os.rmdir(self.dir)
+            except OSError:
+                pass

@@ -16,6 +16,10 @@ For each database (default: the shared 50 s PREM database in ../shared/data):
   bound      warm merged extraction (random pairs, 1 rank) as bytes per element x seismograms/s,
              and as element bytes actually read per second, against a plain read of the merged
              file from the page cache in the same run (the copy bound)
+  disk       with --disk-mbps N[,M...] (root, a cgroup block throttle): the repacks again against
+             this machine's disk throttled by the kernel to N MB/s of reads, standing in for a real
+             disk where the virtual one is served from the host's cache: the cold read and the
+             repacks' input MB/s over the whole run, through the same throttle
   instaseis  with --instaseis DIR (a folder with env.sh and run_pattern.py: Instaseis built from its
              public source outside this repository), Instaseis' UnbufferedFullyRandom pattern on the
              same original and merged databases, pinned to the same core: seismograms/s and ratios
@@ -36,7 +40,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import db_files, drop, env, run, seq_read, splice, warm
+from benchlib import ThrottledDisk, db_files, drop, env, run, seq_read, splice, warm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARK_BEGIN = "<!-- bench/realdata_bench.py: begin -->"
@@ -130,6 +134,32 @@ def bench_db(a, db, work, rng):
             else:
                 shutil.rmtree(dst, ignore_errors=True)
 
+    r["throttled"] = []
+    for mbps in a.disk_mbps:
+        disk = ThrottledDisk(db, mbps)
+        if not disk.available():
+            print(f"  disk throttle to {mbps} MB/s: not available here (needs root and a cgroup blkio/io controller)")
+            continue
+        try:
+            t = {"mbps": mbps, "read_mb_s": max(disk.read_mb_s(files) for _ in range(reps)), "repack": []}
+            for mode in (["--contiguous"], ["--deflate", "2"]):
+                for n in ranks:
+                    dst = os.path.join(work, f"{name}-throttled")
+                    drop(files)
+                    out = run(disk.wrap(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode)))
+                    m = REPACK.search(out)
+                    secs = float(m.group(1))
+                    row = {"mode": " ".join(mode), "ranks": n, "seconds": secs, "input_mb_s": size_mb / secs,
+                           "decode": decoded(out)}
+                    row["of_disk"] = row["input_mb_s"] / t["read_mb_s"]
+                    t["repack"].append(row)
+                    shutil.rmtree(dst, ignore_errors=True)
+                    print(f"  disk {mbps} MB/s: repack {row['mode']} {n} rank(s): {row['input_mb_s']:.0f} MB/s "
+                          f"({row['of_disk']:.2f} of its cold read, {t['read_mb_s']:.0f} MB/s)", flush=True)
+            r["throttled"].append(t)
+        finally:
+            disk.close()
+
     pairs = os.path.join(work, f"{name}.pairs")
     make_pairs(pairs, meta, a.pairs, rng)
     out_h5 = os.path.join(a.scratch_out, f"axb-realdata-{os.getpid()}.h5")
@@ -209,6 +239,12 @@ def report(results, a):
                      f"{d['transpose']:.2f} ({d['threads']} threads)") if d else "–"
             L.append(f"| `{p['mode']}` | {p['ranks']} | {p['read_mb_s']:.0f} | {p['of_cold_read']:.2f} | "
                      f"{p['written_mb_s']:.0f} | {split} |")
+        for t in r.get("throttled", []):
+            L += ["", f"Against a disk of {t['mbps']} MB/s (this machine's disk throttled by the kernel's block "
+                  f"throttle; its cold sequential read of the files: **{t['read_mb_s']:.0f} MB/s**):", "",
+                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read |", "|---|---|---|---|"]
+            for p in t["repack"]:
+                L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} |")
         nev, nsta = r["bulk_shape"]
         L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads |",
               "|---|---|---|---|---|---|"]
@@ -243,8 +279,11 @@ def main():
     ap.add_argument("--pairs", type=int, default=20000)
     ap.add_argument("--instaseis", help="folder with env.sh and run_pattern.py (Instaseis built outside the repository)")
     ap.add_argument("--instaseis-seconds", type=float, default=20)
+    ap.add_argument("--disk-mbps", default="",
+                    help="comma-separated read speeds (MB/s) of a throttled disk to repack against again (root)")
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
+    a.disk_mbps = [int(x) for x in a.disk_mbps.split(",") if x.strip()]
     if a.quick:
         a.pairs = min(a.pairs, 200)
     dbs = a.db or [os.path.join(ROOT, "..", "shared", "data", "axisem-prem-50s", "prem_50s_bwd_displ_only")]
