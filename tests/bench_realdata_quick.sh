@@ -36,15 +36,20 @@ for p in r["repack"]:
     # every chunk of the 5 variables decoded once at least: 1452 chunks of 56 points per variable
     check(d is not None and d["chunks"] >= 5 * 1452 and d["inflate"] > 0 and d["checksum"] > 0,
           f"repack {p['mode']} decode split {d}")
-want = {("original", 1, False), ("merged", 1, False), ("original", 1, True), ("merged", 1, True)}
-check({(e["layout"], e["ranks"], e["pinned"]) for e in r["extract"]} == want, "extract runs")
+want = {(k, lay, 1, pin) for k in ("pairs", "bulk") for lay in ("original", "merged") for pin in (False, True)}
+got = [(e["rows_from"], e["layout"], e["ranks"], e["pinned"]) for e in r["extract"]]
+check(len(got) == 8 and set(got) == want, f"extract runs {got}")
+check(r["bulk_shape"] == [10, 20], f"events x stations {r['bulk_shape']}")
 for e in r["extract"]:
     check(e["rows"] == 200 and e["rows_s"] > 0 and e["element_reads"] > 0, f"extract {e}")
     check((e["decode"] is not None) == (e["layout"] == "original"), f"decode line on {e['layout']}")
     if e["pinned"] and e["decode"]:
         check(e["decode"]["threads"] == 1, "--threads 1 reported")
 b = r["bound"]
-check(b["cache_read_mb_s"] > 0 and 0 < b["fraction"] < 5, f"bound {b}")
+check(b["cache_read_mb_s"] > 0 and 0 < b["fraction"] < 5 and 0 < b["served_fraction"] < 5, f"bound {b}")
+# bytes per element x seismograms/s: the merged file's element size times the 1-rank pairs rate
+one = next(e for e in r["extract"] if e["rows_from"] == "pairs" and e["layout"] == "merged" and not e["pinned"])
+check(abs(b["served_mb_s"] - b["element_kb"] * 1e3 * one["rows_s"] / 1e6) < 1e-6 * b["served_mb_s"], "served rate")
 md = open(os.path.join(tmp, "benchmarks.md")).read()
 orig = open(orig_md).read()
 begin, end = "<!-- bench/realdata_bench.py: begin -->", "<!-- bench/realdata_bench.py: end -->"
