@@ -3,6 +3,8 @@
  *    bit for bit after matching elements by their GLL numbering, Instaseis' own merged copies;
  *  - seismograms from the repacked databases equal those from the originals exactly;
  *  - the files are valid netCDF-4 (ncdump -h and -hs succeed);
+ *  - the write side's counters: every element compressed once (direct --deflate) into the stored
+ *    bytes HDF5 reports, written, synced; no compression counted otherwise;
  *  - strain-only input, merged input, an existing output, a resume without a run and a resume of
  *    another job's record are refused.
  * Skipped (77) without the shared data. */
@@ -121,6 +123,66 @@ static axb_status repack_mode(const char *src, const char *dst, int deflate, boo
     return axb_repack_run(MPI_COMM_WORLD, &o, NULL, r, err);
 }
 
+/* Bytes of the element data as stored in the merged file at @p dst (chunks: their compressed
+ * sizes), from HDF5; -1 when it cannot be read. */
+static int64_t stored_data_bytes(const char *dst)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/merged_output.nc4", dst);
+    int64_t bytes = -1;
+    const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = f >= 0 ? H5Dopen2(f, "/MergedSnapshots", H5P_DEFAULT) : -1;
+    if (d >= 0) bytes = (int64_t)H5Dget_storage_size(d);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    return bytes;
+}
+
+/* Bytes of the element data of the database at @p path uncompressed; -1 when it cannot be opened. */
+static int64_t raw_data_bytes(const char *path)
+{
+    axb_db *db = NULL;
+    axb_error err = AXB_ERROR_INIT;
+    if (axb_db_open(MPI_COMM_SELF, path, &db, &err)) return -1;
+    const int64_t bytes = axb_db_get_info(db)->nelem * axb_db_block_floats(db) * (int64_t)sizeof(float);
+    axb_db_close(&db);
+    return bytes;
+}
+
+/* The write side's counters of a run that wrote every element of @p dst (the same on every rank:
+ * summed over ranks). Direct --deflate: every element compressed once, the stored bytes those
+ * HDF5 reports, all written by rank 0, exchanged with more than one rank; otherwise no
+ * compression counted and the raw data written. No timing beyond "was measured". */
+static void check_write_stats(check_ctx *T, const char *dst, const axb_repack_result *r, int deflate)
+{
+    const axb_write_stats *w = &r->write_io;
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int64_t stored = stored_data_bytes(dst);
+    CHECK_MSG(T, stored > 0, "%s: storage size of the data", dst);
+    CHECK_MSG(T, w->write_s > 0 && w->sync_s > 0, "%s: write %g s, sync %g s", dst, w->write_s, w->sync_s);
+    if (deflate >= 0 && r->write_mode == AXB_REPACK_WRITE_DIRECT) {
+        CHECK_MSG(T,
+                  w->compress_s > 0 && w->chunks_encoded == r->elements_written && w->stored_bytes == stored &&
+                      w->bytes_written == stored,
+                  "%s: compress %g s, %lld chunks of %lld elements, %lld stored and %lld written bytes of %lld", dst,
+                  w->compress_s, (long long)w->chunks_encoded, (long long)r->elements_written,
+                  (long long)w->stored_bytes, (long long)w->bytes_written, (long long)stored);
+        CHECK_MSG(T, (w->exchange_s > 0) == (size > 1), "%s: exchange %g s on %d ranks", dst, w->exchange_s, size);
+    } else {
+        /* contiguous: the block is the raw data; collective deflate: HDF5 compresses inside the
+         * write, which is handed the raw data too */
+        const int64_t raw = raw_data_bytes(dst);
+        CHECK_MSG(T, raw > 0 && (deflate >= 0 || raw == stored), "%s: %lld raw, %lld stored bytes", dst, (long long)raw,
+                  (long long)stored);
+        CHECK_MSG(T,
+                  w->compress_s == 0 && w->chunks_encoded == 0 && w->stored_bytes == 0 && w->exchange_s == 0 &&
+                      w->bytes_written == raw,
+                  "%s: compress %g s, %lld chunks, exchange %g s, %lld bytes written of %lld", dst, w->compress_s,
+                  (long long)w->chunks_encoded, w->exchange_s, (long long)w->bytes_written, (long long)raw);
+    }
+}
+
 static axb_status repack(const char *src, const char *dst, int deflate, bool force, bool resume, axb_error *err)
 {
     axb_repack_result r;
@@ -165,6 +227,7 @@ int main(int argc, char **argv)
         /* auto: direct (block streams for contiguous output, chunks compressed by the ranks' threads
          * and stored by rank 0 for deflated) */
         CHECK(&T, r.write_mode == AXB_REPACK_WRITE_DIRECT);
+        check_write_stats(&T, dst, &r, cases[c].deflate);
         if (T.rank == 0) {
             same_as(&T, dst, ref);
             same_seismograms(&T, src, dst, cases[c].fwd);
@@ -193,6 +256,7 @@ int main(int argc, char **argv)
                   repack_mode(src, dst, cases[c].deflate, true, false, AXB_REPACK_WRITE_COLLECTIVE, &r, &err) == AXB_OK,
                   "%s", err.msg);
         CHECK(&T, r.write_mode == AXB_REPACK_WRITE_COLLECTIVE);
+        check_write_stats(&T, dst, &r, cases[c].deflate);
         if (T.rank == 0) same_as(&T, dst, ref);
     }
     /* vertical-only: a PZ-only copy of the database (a symlink) against Instaseis' vertical-only file */

@@ -125,6 +125,21 @@ typedef struct axb_io_stats {
     int64_t stored_bytes;   /**< their bytes as stored */
 } axb_io_stats;
 
+/** Counters of a database writer's element data on this rank, per stage of the way to the disk,
+ *  so the stage that bounds a conversion is visible (layouts that do not keep them report
+ *  zeros). Seconds are wall-clock time of the thread doing the stage; compress_s is summed over
+ *  the compressing threads (thread-seconds), write_s includes the block writer's helper thread. */
+typedef struct axb_write_stats {
+    double compress_s;      /**< shuffling and deflating chunks (merged --deflate, direct) */
+    double exchange_s;      /**< sending stored chunks to rank 0; on rank 0 receiving them */
+    double write_s;         /**< handing element data to the file: direct chunk writes, the block
+                                 streams' pwrite calls, collective puts (with HDF5's compression) */
+    double sync_s;          /**< checkpoints: writes still in flight, flush and fdatasync */
+    int64_t chunks_encoded; /**< chunks compressed by this rank */
+    int64_t stored_bytes;   /**< their bytes as stored */
+    int64_t bytes_written;  /**< element data bytes this rank handed to the file (as stored) */
+} axb_write_stats;
+
 typedef struct axb_db axb_db;
 
 /** Finds the database files under @p path (a directory, or a merged_output.nc4 file) the way

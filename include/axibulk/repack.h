@@ -66,7 +66,10 @@ typedef struct axb_repack_result {
     axb_repack_write write_mode; /**< the mode used: collective or direct */
     bool page_cache_bypassed;    /**< direct mode got O_DIRECT from the file system */
     axb_io_stats io;             /**< the source's read counters and time per stage, summed over ranks */
-    int threads;                 /**< decoding threads per rank */
+    /** the output's write counters and time per stage (compress, exchange, write, sync) of the
+     *  data phase up to its last checkpoint, summed over ranks */
+    axb_write_stats write_io;
+    int threads; /**< decoding threads per rank (and, for --deflate with direct writes, compressing ones) */
 } axb_repack_result;
 
 /** Runs the conversion (collective). Refuses strain-only input, an existing output without force

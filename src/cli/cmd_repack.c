@@ -137,5 +137,16 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
                 "checksum %.2f, inflate %.2f, unshuffle %.2f, transpose %.2f\n",
                 (long long)r.io.chunks_decoded, (double)r.io.stored_bytes / 1e6, r.threads, r.io.read_s,
                 r.io.checksum_s, r.io.inflate_s, r.io.unshuffle_s, r.io.transpose_s);
+    /* and where the output's: compressing chunks (thread-seconds), sending them to rank 0, writing, syncing */
+    const axb_write_stats *wr = &r.write_io;
+    if (env->rank == 0 && wr->chunks_encoded > 0)
+        fprintf(env->out,
+                "wrote %lld chunks (%.1f MB stored) compressed by %d threads per rank; seconds summed over ranks: "
+                "compress %.2f (thread-seconds), exchange %.2f, write %.2f, sync %.2f\n",
+                (long long)wr->chunks_encoded, (double)wr->stored_bytes / 1e6, r.threads, wr->compress_s,
+                wr->exchange_s, wr->write_s, wr->sync_s);
+    else if (env->rank == 0 && wr->bytes_written > 0)
+        fprintf(env->out, "wrote %.1f MB; seconds summed over ranks: write %.2f, sync %.2f\n",
+                (double)wr->bytes_written / 1e6, wr->write_s, wr->sync_s);
     return AXB_OK;
 }

@@ -197,6 +197,7 @@ static axb_status run(repack_job *j, axb_repack_result *res, axb_error *err)
         st = axb_db_sum_io_stats(j->db, &res->io, err);
         res->threads = axb_db_get_threads(j->db);
     }
+    if (!st) st = axb_db_writer_sum_stats(j->w, &res->write_io, err);
     return finish(j, st, res, err);
 }
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "core/agree.h"
 #include "core/mpi_check.h"
 
 axb_status axb_db_writer_new(MPI_Comm comm, const char *path, const axb_db_writer_ops *ops, void *impl,
@@ -56,6 +57,31 @@ axb_status axb_db_writer_put(axb_db_writer *w, int64_t start, int64_t count, axb
 axb_status axb_db_writer_checkpoint(axb_db_writer *w, axb_error *err)
 {
     return w->ops->checkpoint(w, err);
+}
+
+void axb_db_writer_get_stats(const axb_db_writer *w, axb_write_stats *s)
+{
+    *s = (axb_write_stats){0};
+    if (w->ops->stats) w->ops->stats(w, s);
+}
+
+axb_status axb_db_writer_sum_stats(const axb_db_writer *w, axb_write_stats *all, axb_error *err)
+{
+    axb_write_stats me;
+    axb_db_writer_get_stats(w, &me);
+    const double v[7] = {
+        me.compress_s,           me.exchange_s,           me.write_s, me.sync_s, (double)me.chunks_encoded,
+        (double)me.stored_bytes, (double)me.bytes_written};
+    double s[7];
+    AXB_MPI_AGREE(w->comm, err, MPI_Allreduce(v, s, 7, MPI_DOUBLE, MPI_SUM, w->comm), "write statistics");
+    *all = (axb_write_stats){.compress_s = s[0],
+                             .exchange_s = s[1],
+                             .write_s = s[2],
+                             .sync_s = s[3],
+                             .chunks_encoded = (int64_t)s[4],
+                             .stored_bytes = (int64_t)s[5],
+                             .bytes_written = (int64_t)s[6]};
+    return AXB_OK;
 }
 
 axb_status axb_db_writer_close(axb_db_writer **w, axb_status st, axb_error *err)

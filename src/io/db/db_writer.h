@@ -12,6 +12,8 @@
  *   buffer       where the caller puts the data of the next range (so it can read into it)
  *   put          collective: the range from the buffer goes to the file (count may be 0)
  *   checkpoint   collective: everything put so far is on disk
+ *   stats        optional, not collective: this rank's write counters so far (axb_write_stats;
+ *                zeros from a layout without the op)
  *   close        collective: the file is complete and closed
  *
  * Collective operations end with an agreement (core/agree.h): they return the same status on
@@ -23,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "axibulk/db.h" /* axb_write_stats */
 #include "axibulk/status.h"
 
 typedef struct axb_db_writer axb_db_writer;
@@ -36,6 +39,7 @@ typedef struct axb_db_writer_ops {
     axb_status (*buffer)(axb_db_writer *w, int64_t start, float **buf, axb_error *err);
     axb_status (*put)(axb_db_writer *w, int64_t start, int64_t count, axb_error *err);
     axb_status (*checkpoint)(axb_db_writer *w, axb_error *err);
+    void (*stats)(const axb_db_writer *w, axb_write_stats *s); /* may be NULL */
     /* frees impl whatever the outcome */
     axb_status (*close)(axb_db_writer *w, axb_error *err);
 } axb_db_writer_ops;
@@ -62,6 +66,11 @@ AXB_NODISCARD axb_status axb_db_writer_begin(axb_db_writer *w, axb_error *err);
 AXB_NODISCARD axb_status axb_db_writer_buffer(axb_db_writer *w, int64_t start, float **buf, axb_error *err);
 AXB_NODISCARD axb_status axb_db_writer_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err);
 AXB_NODISCARD axb_status axb_db_writer_checkpoint(axb_db_writer *w, axb_error *err);
+/* This rank's write counters so far (zeros where the layout keeps none). */
+void axb_db_writer_get_stats(const axb_db_writer *w, axb_write_stats *s);
+/* The write counters of all ranks, summed in one reduction (every rank receives them; counts
+ * travel as doubles, exact below 2^53). Collective, agreed. */
+AXB_NODISCARD axb_status axb_db_writer_sum_stats(const axb_db_writer *w, axb_write_stats *all, axb_error *err);
 /* Collective; *w becomes NULL. Safe on NULL. On a failed run pass a status: the file is closed
  * anyway and that status kept (a failing close then adds nothing). */
 AXB_NODISCARD axb_status axb_db_writer_close(axb_db_writer **w, axb_status st, axb_error *err);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "axibulk/timefmt.h"
 #include "core/agree.h"
 #include "core/mpi_check.h"
 #include "core/pool.h"
@@ -38,7 +39,7 @@ typedef struct chunks_state {
     int64_t *rsize;      /* rank 0: their sizes */
     hid_t fid, dset;     /* rank 0: the file through serial HDF5 */
     int fd;              /* rank 0: for fdatasync at checkpoints */
-    pthread_mutex_t mu;  /* guards st and msg */
+    pthread_mutex_t mu;  /* guards st, msg and the compression counters (m->stats) */
     axb_status st;       /* the first task failure */
     char msg[AXB_ERRMSG_MAX];
 } chunks_state;
@@ -48,11 +49,6 @@ typedef struct chunk_task {
     int64_t first, n; /* elements of the put's buffer */
 } chunk_task;
 
-static chunks_state *state_of(const axb_db_writer *w)
-{
-    return ((merged_impl *)w->impl)->chunks;
-}
-
 static void compress_task(void *arg, int worker)
 {
     chunk_task *t = arg;
@@ -60,14 +56,22 @@ static void compress_task(void *arg, int worker)
     chunks_state *c = m->chunks;
     axb_error e = AXB_ERROR_INIT;
     axb_status st = AXB_OK;
+    const double t0 = axb_wall_seconds();
+    int64_t done = 0, stored = 0;
     if (!c->enc[worker]) st = axb_encoder_create(m->def.deflate, &c->enc[worker], &e);
     for (int64_t k = t->first; k < t->first + t->n && !st; k++) {
         size_t out = 0;
         st = axb_encode_chunk(c->enc[worker], (const unsigned char *)m->buf + k * m->block_bytes,
                               (size_t)m->block_bytes, c->cbuf + (size_t)k * c->cap, &out, &e);
         c->csize[k] = (int64_t)out;
+        done += !st;
+        stored += st ? 0 : (int64_t)out;
     }
+    const double dt = axb_wall_seconds() - t0;
     pthread_mutex_lock(&c->mu);
+    m->stats.compress_s += dt;
+    m->stats.chunks_encoded += done;
+    m->stats.stored_bytes += stored;
     if (st && !c->st) {
         c->st = st;
         memcpy(c->msg, e.msg, sizeof c->msg);
@@ -103,14 +107,20 @@ static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
 static axb_status write_chunks(const axb_db_writer *w, int64_t start, int64_t n, const int64_t *sizes,
                                const unsigned char *data, size_t cap, axb_error *err)
 {
-    chunks_state *c = state_of(w);
-    for (int64_t k = 0; k < n; k++) {
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
+    const double t0 = axb_wall_seconds();
+    axb_status st = AXB_OK;
+    for (int64_t k = 0; k < n && !st; k++) {
         const hsize_t off[5] = {(hsize_t)(start + k), 0, 0, 0, 0};
         if (H5Dwrite_chunk(c->dset, H5P_DEFAULT, 0, off, (size_t)sizes[k], data + (size_t)k * cap) < 0)
-            return axb_error_set(err, AXB_ERR_HDF5, "%s: writing the chunk of element %lld", w->path,
-                                 (long long)(start + k));
+            st = axb_error_set(err, AXB_ERR_HDF5, "%s: writing the chunk of element %lld", w->path,
+                               (long long)(start + k));
+        else
+            m->stats.bytes_written += sizes[k];
     }
-    return AXB_OK;
+    m->stats.write_s += axb_wall_seconds() - t0;
+    return st;
 }
 
 static axb_status chunks_open(axb_db_writer *w, axb_error *err)
@@ -175,6 +185,7 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
     if (st) return st;
     int size = 1;
     MPI_Comm_size(w->comm, &size);
+    const double t0 = axb_wall_seconds();
     if (w->rank != 0) {
         const int64_t head[2] = {start, count};
         /* every message is sent even after a failed one: rank 0 receives them all either way, and
@@ -186,10 +197,12 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
         for (int64_t k = 0; k < count; k++)
             AXB_MPI_CHECK(st, err, MPI_Send(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm),
                           "chunks");
+        m->stats.exchange_s += axb_wall_seconds() - t0;
         return axb_agree(w->comm, st, err);
     }
     st = write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
     for (int r = 1; r < size; r++) {
+        const double tr = axb_wall_seconds();
         int64_t head[2] = {0, 0};
         /* receive every message even after a failure: the sender must not block */
         axb_status rs = AXB_OK;
@@ -215,6 +228,7 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
                 MPI_Recv(c->rbuf + (size_t)k * c->cap, (int)c->rsize[k], MPI_BYTE, r, 2, w->comm, MPI_STATUS_IGNORE),
                 "chunks");
         }
+        m->stats.exchange_s += axb_wall_seconds() - tr;
         if (!rs && !st) st = write_chunks(w, head[0], head[1], c->rsize, c->rbuf, c->cap, err);
         if (rs && !st) st = rs;
     }
@@ -223,13 +237,16 @@ static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb
 
 static axb_status chunks_sync(axb_db_writer *w, axb_error *err)
 {
-    chunks_state *c = state_of(w);
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
     axb_status st = AXB_OK;
     if (w->rank == 0) {
+        const double t0 = axb_wall_seconds();
         if (H5Fflush(c->fid, H5F_SCOPE_LOCAL) < 0)
             st = axb_error_set(err, AXB_ERR_HDF5, "%s: flush", w->path);
         else if (c->fd >= 0 && fdatasync(c->fd) != 0)
             st = axb_error_set(err, AXB_ERR_IO, "%s: sync failed", w->path);
+        m->stats.sync_s += axb_wall_seconds() - t0;
     }
     return axb_agree(w->comm, st, err);
 }

@@ -28,6 +28,9 @@ typedef struct merged_impl {
     int64_t stream_next; /* the element the open stream continues with; -1: none */
     /* chunks */
     struct chunks_state *chunks;
+    /* this rank's counters (db_writer.h, stats); the block streams' write time is the block
+     * writer's, added when asked */
+    axb_write_stats stats;
 } merged_impl;
 
 /* How puts reach the file. open: the data phase starts (collective; may change m->how); buffer:

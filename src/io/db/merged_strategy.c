@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "axibulk/timefmt.h"
 #include "core/agree.h"
 #include "core/mpi_check.h"
 #include "io/db/db_names.h"
@@ -65,7 +66,10 @@ static axb_status coll_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
     const size_t np1 = (size_t)m->def.npol + 1;
     const size_t first[5] = {(size_t)start, 0, 0, 0, 0};
     const size_t n[5] = {(size_t)count, (size_t)m->def.nvars, np1, np1, (size_t)m->def.ndumps};
+    const double t0 = axb_wall_seconds();
     const int rc = nc_put_vara_float(m->ncid, m->var, first, n, m->buf);
+    m->stats.write_s += axb_wall_seconds() - t0;
+    if (rc == NC_NOERR) m->stats.bytes_written += count * m->block_bytes;
     axb_status st = rc == NC_NOERR ? AXB_OK
                                    : axb_nc_error(err, rc, "%s: writing elements %lld..%lld", w->path, (long long)start,
                                                   (long long)(start + count - 1));
@@ -79,7 +83,9 @@ static axb_status coll_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
 static axb_status coll_sync(axb_db_writer *w, axb_error *err)
 {
     merged_impl *m = w->impl;
+    const double t0 = axb_wall_seconds();
     const int rc = nc_sync(m->ncid);
+    m->stats.sync_s += axb_wall_seconds() - t0;
     return axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: sync", w->path), err);
 }
 
@@ -172,8 +178,10 @@ static axb_status direct_put(axb_db_writer *w, int64_t start, int64_t count, axb
 static axb_status direct_sync(axb_db_writer *w, axb_error *err)
 {
     merged_impl *m = w->impl;
+    const double t0 = axb_wall_seconds();
     axb_status st = axb_block_writer_end(m->rf, err);
     if (!st) st = axb_block_writer_sync(m->rf, err);
+    m->stats.sync_s += axb_wall_seconds() - t0;
     m->stream_next = -1;
     return axb_agree(w->comm, st, err);
 }

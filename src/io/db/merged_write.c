@@ -128,6 +128,18 @@ static axb_status merged_checkpoint(axb_db_writer *w, axb_error *err)
     return impl_of(w)->how->sync(w, err);
 }
 
+static void merged_stats(const axb_db_writer *w, axb_write_stats *s)
+{
+    const merged_impl *m = impl_of(w);
+    *s = m->stats;
+    if (m->rf) {
+        int64_t direct = 0, buffered = 0;
+        axb_block_writer_counts(m->rf, &direct, &buffered);
+        s->write_s += axb_block_writer_seconds(m->rf);
+        s->bytes_written += direct + buffered;
+    }
+}
+
 static axb_status merged_close(axb_db_writer *w, axb_error *err)
 {
     merged_impl *m = impl_of(w);
@@ -160,6 +172,7 @@ static const axb_db_writer_ops merged_ops = {
     .buffer = merged_buffer,
     .put = merged_put,
     .checkpoint = merged_checkpoint,
+    .stats = merged_stats,
     .close = merged_close,
 };
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "axibulk/db.h" /* AXB_PATH_MAX */
+#include "axibulk/timefmt.h"
 #include "io/hdf5/h5util.h"
 
 #define ALIGN ((int64_t)AXB_BLOCK_WRITER_ALIGN)
@@ -24,6 +25,7 @@ typedef struct page_write {
     int64_t off, len;
     int errno_;     /* 0, or why the write stopped */
     bool fell_back; /* O_DIRECT was refused at write time (EINVAL): written through the cache */
+    double seconds; /* in pwrite */
 } page_write;
 
 struct axb_block_writer {
@@ -43,6 +45,7 @@ struct axb_block_writer {
     int64_t start, pos;
     size_t carry;
     int64_t n_direct, n_plain;
+    double t_write; /* seconds in pwrite, the helper's and the caller's */
 };
 
 static int64_t align_down(int64_t x)
@@ -114,13 +117,16 @@ static axb_status write_failed(const axb_block_writer *f, int64_t off, int64_t l
 static axb_status write_all(axb_block_writer *f, int fd, const unsigned char *p, int64_t off, int64_t len,
                             axb_error *err)
 {
+    const double t0 = axb_wall_seconds();
     const int e = pwrite_all(fd, p, off, len);
+    f->t_write += axb_wall_seconds() - t0;
     return e ? write_failed(f, off, len, e, err) : AXB_OK;
 }
 
 static void *page_writer(void *arg)
 {
     page_write *w = arg;
+    const double t0 = axb_wall_seconds();
     w->errno_ = pwrite_all(w->fd, w->p, w->off, w->len);
     /* Some file systems accept O_DIRECT at open and refuse it at write time (alignment rules
      * stricter than a page): the same bytes go through the page cache. */
@@ -128,6 +134,7 @@ static void *page_writer(void *arg)
         w->fell_back = true;
         w->errno_ = pwrite_all(w->fd_plain, w->p, w->off, w->len);
     }
+    w->seconds = axb_wall_seconds() - t0;
     return NULL;
 }
 
@@ -135,6 +142,7 @@ static void *page_writer(void *arg)
 static axb_status job_done(axb_block_writer *f, axb_error *err)
 {
     const page_write *w = &f->job;
+    f->t_write += w->seconds;                          /* the helper has been joined: no race */
     if (w->fell_back && f->fd_direct != f->fd_plain) { /* from now on through the page cache */
         close(f->fd_direct);
         f->fd_direct = f->fd_plain;
@@ -194,8 +202,8 @@ axb_status axb_block_writer_put(axb_block_writer *f, size_t len, axb_error *err)
     unsigned char *next = f->buf == f->bufs[0] ? f->bufs[1] : f->bufs[0];
     f->carry = (size_t)(end - direct_end);
     memcpy(next, f->buf + (direct_end - base), f->carry);
-    f->job = (page_write){f->fd_direct, f->fd_plain, f->buf + (first_own - base), first_own, direct_end - first_own, 0,
-                          false};
+    f->job = (page_write){
+        f->fd_direct, f->fd_plain, f->buf + (first_own - base), first_own, direct_end - first_own, 0, false, 0};
     f->pos = end;
     f->buf = next;
     if (pthread_create(&f->thread, NULL, page_writer, &f->job) == 0) {
@@ -242,6 +250,11 @@ void axb_block_writer_counts(const axb_block_writer *f, int64_t *direct_bytes, i
 {
     *direct_bytes = f->n_direct;
     *buffered_bytes = f->n_plain;
+}
+
+double axb_block_writer_seconds(const axb_block_writer *f)
+{
+    return f->t_write;
 }
 
 void axb_block_writer_close(axb_block_writer **pf)

@@ -75,6 +75,10 @@ void axb_block_writer_start_writeback(axb_block_writer *f);
 /** Bytes written with O_DIRECT and through the page cache since open. */
 void axb_block_writer_counts(const axb_block_writer *f, int64_t *direct_bytes, int64_t *buffered_bytes);
 
+/** Seconds spent in pwrite since open (the helper thread's and the caller's), of writes already
+ *  waited for: all of them after end or sync. */
+double axb_block_writer_seconds(const axb_block_writer *f);
+
 /** Closes the file (the open stream is NOT ended: call axb_block_writer_end first to keep its tail)
  *  and frees the handle; *f becomes NULL. Safe on NULL. */
 void axb_block_writer_close(axb_block_writer **f);
