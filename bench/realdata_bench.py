@@ -49,6 +49,9 @@ EXTRACT = re.compile(r"wrote (\d+) rows .* in ([0-9.]+) s \(([0-9.]+) rows/s, (\
 REPACK = re.compile(r"in ([0-9.]+) s: ([0-9.]+) MB/s read, ([0-9.]+) MB/s written")
 DECODED = re.compile(r"decoded (\d+) chunks \(([0-9.]+) MB stored\) with (\d+) threads per rank; thread-seconds: "
                      r"read ([0-9.]+), checksum ([0-9.]+), inflate ([0-9.]+), unshuffle ([0-9.]+), transpose ([0-9.]+)")
+WROTE = re.compile(r"wrote (?:(\d+) chunks \(([0-9.]+) MB stored\) compressed by \d+ threads per rank|([0-9.]+) MB); "
+                   r"seconds summed over ranks: (?:compress ([0-9.]+) \(thread-seconds\), exchange ([0-9.]+), )?"
+                   r"write ([0-9.]+), sync ([0-9.]+)")
 INSTASEIS = re.compile(r"seismograms_per_second=([0-9.]+)")
 
 
@@ -66,6 +69,15 @@ def decoded(out):
         return None
     k = ["chunks", "stored_mb", "threads", "read", "checksum", "inflate", "unshuffle", "transpose"]
     return {a: (int(v) if a in ("chunks", "threads") else float(v)) for a, v in zip(k, m.groups())}
+
+
+def encoded(out):
+    """The write side's seconds per stage (summed over ranks), or None."""
+    m = WROTE.search(out)
+    if not m:
+        return None
+    f = lambda g: float(m.group(g)) if m.group(g) else 0.0
+    return {"compress": f(4), "exchange": f(5), "write": f(6), "sync": f(7)}
 
 
 def make_pairs(path, db, n, rng):
@@ -123,7 +135,7 @@ def bench_db(a, db, work, rng):
             out = run(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode))
             m = REPACK.search(out)
             row = {"mode": " ".join(mode), "ranks": n, "seconds": float(m.group(1)), "read_mb_s": float(m.group(2)),
-                   "written_mb_s": float(m.group(3)), "decode": decoded(out)}
+                   "written_mb_s": float(m.group(3)), "decode": decoded(out), "encode": encoded(out)}
             row["of_cold_read"] = row["read_mb_s"] / r["cold_read_mb_s"]
             r["repack"].append(row)
             print(f"  repack {row['mode']} {n} rank(s): {row['read_mb_s']:.0f} MB/s read "
@@ -150,7 +162,7 @@ def bench_db(a, db, work, rng):
                     m = REPACK.search(out)
                     secs = float(m.group(1))
                     row = {"mode": " ".join(mode), "ranks": n, "seconds": secs, "input_mb_s": size_mb / secs,
-                           "decode": decoded(out)}
+                           "decode": decoded(out), "encode": encoded(out)}
                     row["of_disk"] = row["input_mb_s"] / t["read_mb_s"]
                     t["repack"].append(row)
                     shutil.rmtree(dst, ignore_errors=True)
@@ -232,19 +244,26 @@ def report(results, a):
               f"{r['size_mb']:.0f} MB, deflate {r['deflate']})", "",
               f"Cold sequential read of the files: **{r['cold_read_mb_s']:.0f} MB/s**.", "",
               "| repack | ranks | input MB/s | of the cold read | written MB/s | decode thread-s: read / checksum / "
-              "inflate / unshuffle / transpose |", "|---|---|---|---|---|---|"]
+              "inflate / unshuffle / transpose | write side s: compress (thread-s) / exchange / write / sync |",
+              "|---|---|---|---|---|---|---|"]
         for p in r["repack"]:
-            d = p["decode"]
+            d, w = p["decode"], p.get("encode")
             split = (f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f} / {d['unshuffle']:.2f} / "
                      f"{d['transpose']:.2f} ({d['threads']} threads)") if d else "–"
+            wsplit = (f"{w['compress']:.2f} / {w['exchange']:.2f} / {w['write']:.2f} / {w['sync']:.2f}") if w else "–"
             L.append(f"| `{p['mode']}` | {p['ranks']} | {p['read_mb_s']:.0f} | {p['of_cold_read']:.2f} | "
-                     f"{p['written_mb_s']:.0f} | {split} |")
+                     f"{p['written_mb_s']:.0f} | {split} | {wsplit} |")
         for t in r.get("throttled", []):
             L += ["", f"Against a disk of {t['mbps']} MB/s (this machine's disk throttled by the kernel's block "
                   f"throttle; its cold sequential read of the files: **{t['read_mb_s']:.0f} MB/s**):", "",
-                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read |", "|---|---|---|---|"]
+                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read | decode thread-s: read / "
+                  "checksum / inflate | write side s: compress / exchange / write / sync |", "|---|---|---|---|---|---|"]
             for p in t["repack"]:
-                L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} |")
+                d, w = p["decode"], p.get("encode")
+                split = f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f}" if d else "–"
+                wsplit = (f"{w['compress']:.2f} / {w['exchange']:.2f} / {w['write']:.2f} / {w['sync']:.2f}") if w else "–"
+                L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} | {split} | "
+                         f"{wsplit} |")
         nev, nsta = r["bulk_shape"]
         L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads |",
               "|---|---|---|---|---|---|"]

@@ -36,6 +36,9 @@ for p in r["repack"]:
     # every chunk of the 5 variables decoded once at least: 1452 chunks of 56 points per variable
     check(d is not None and d["chunks"] >= 5 * 1452 and d["inflate"] > 0 and d["checksum"] > 0,
           f"repack {p['mode']} decode split {d}")
+    w = p["encode"]
+    check(w is not None and w["write"] > 0 and (w["compress"] > 0) == (p["mode"] == "--deflate 2"),
+          f"repack {p['mode']} write split {w}")
 want = {(k, lay, 1, pin) for k in ("pairs", "bulk") for lay in ("original", "merged") for pin in (False, True)}
 got = [(e["rows_from"], e["layout"], e["ranks"], e["pinned"]) for e in r["extract"]]
 check(len(got) == 8 and set(got) == want, f"extract runs {got}")
@@ -61,6 +64,6 @@ else:
     check(outside.startswith(orig.rstrip("\n")), "rest of the file unchanged")
 check("of the copy bound" in md and "prem_50s_bwd_displ_only" in md, "report text")
 for f in fails: print("FAIL:", f)
-print(f"{10 - len(fails) if len(fails) < 10 else 0} passed, {len(fails)} failed")
+print(f"{11 - len(fails) if len(fails) < 11 else 0} passed, {len(fails)} failed")
 sys.exit(1 if fails else 0)
 PY
