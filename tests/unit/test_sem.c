@@ -167,20 +167,51 @@ static void test_lagrange(check_ctx *T)
     CHECK(T, w[3] == 1 && w[0] == 0 && w[1] == 0 && w[2] == 0 && w[4] == 0);
 }
 
-/* Strain of analytic fields on a rectangular linear element (affine map, so polynomials of degree
- * ≤ 4 in s and z are represented exactly and their derivatives are exact). */
+/* An npol-4 mesh basis and a rectangular linear element (affine map, so polynomials of degree ≤ 4
+ * in s and z are represented exactly and their derivatives are exact), on the axis or not. */
+static void test_element(bool axis, axb_mesh *m, axb_elem_shape *g)
+{
+    *m = (axb_mesh){0};
+    m->npol = 4;
+    for (int k = 0; k < 5; k++) {
+        m->gll[k] = GLL[k];
+        m->glj[k] = GLJ[k];
+    }
+    deriv_matrix(GLL, m->G2);
+    deriv_matrix(GLJ, m->G1);
+    const double s0 = axis ? 0.0 : 1.0, s1 = s0 + 1.5, z0 = 3.0, z1 = 4.0;
+    *g = (axb_elem_shape){{s0, s1, s1, s0}, {z0, z0, z1, z1}, AXB_EL_LINEAR};
+}
+
+/* The strain of u_s = a s², u_φ = a s z, u_z = a s z² at (s, z): ∂s u_s = 2as, u_s/s = as,
+ * ∂z u_z = 2asz, ∂z u_s = 0, ∂s u_z = az², u_φ/s = az, ∂z u_φ = as, ∂s u_φ = az, u_z/s = az² (all
+ * finite at s = 0); the dipole and quadpole terms as in the reference notes §2.7 table. */
+static void analytic_strain(int exc, double a, double s, double z, double want[6])
+{
+    want[0] = 2 * a * s;
+    want[2] = 2 * a * s * z;
+    want[4] = 0.5 * (0 + a * z * z);
+    if (exc == AXB_EXC_MONOPOLE) {
+        want[1] = a * s;
+        want[3] = 0;
+        want[5] = 0;
+    } else if (exc == AXB_EXC_DIPOLE) {
+        want[1] = a * s - a * z;
+        want[3] = -0.5 * (a * z * z + a * s);
+        want[5] = -0.5 * (a * s - a * z) - 0.5 * a * z;
+    } else {
+        want[1] = a * s - 2 * a * z;
+        want[3] = -a * z * z - 0.5 * a * s;
+        want[5] = (0.5 * a * z - a * s) - 0.5 * a * z;
+    }
+}
+
+/* Strain of analytic fields on test_element. */
 static void test_strain(check_ctx *T, bool axis)
 {
-    axb_mesh m = {0};
-    m.npol = 4;
-    for (int k = 0; k < 5; k++) {
-        m.gll[k] = GLL[k];
-        m.glj[k] = GLJ[k];
-    }
-    deriv_matrix(GLL, m.G2);
-    deriv_matrix(GLJ, m.G1);
-    const double s0 = axis ? 0.0 : 1.0, s1 = s0 + 1.5, z0 = 3.0, z1 = 4.0;
-    axb_elem_shape g = {{s0, s1, s1, s0}, {z0, z0, z1, z1}, AXB_EL_LINEAR};
+    axb_mesh m;
+    axb_elem_shape g;
+    test_element(axis, &m, &g);
     const int64_t nt = 3;
     const int64_t fl = 25 * nt;
     double *u = calloc(3 * fl, sizeof *u), *E = calloc(6 * fl, sizeof *E), *w = calloc(6 * fl, sizeof *w);
@@ -205,25 +236,8 @@ static void test_strain(check_ctx *T, bool axis)
                 for (int64_t t = 0; t < nt; t++) {
                     double s, z, a = (double)t + 1;
                     axb_sem_map(&g, xp[i], GLL[j], &s, &z);
-                    /* ∂s u_s = 2as, u_s/s = as, ∂z u_z = 2asz, ∂z u_s = 0, ∂s u_z = az², u_φ/s = az,
-                     * ∂z u_φ = as, ∂s u_φ = az, u_z/s = az² (all finite at s = 0) */
                     double want[6];
-                    want[0] = 2 * a * s;
-                    want[2] = 2 * a * s * z;
-                    want[4] = 0.5 * (0 + a * z * z);
-                    if (exc == AXB_EXC_MONOPOLE) {
-                        want[1] = a * s;
-                        want[3] = 0;
-                        want[5] = 0;
-                    } else if (exc == AXB_EXC_DIPOLE) { /* reference notes §2.7 table */
-                        want[1] = a * s - a * z;
-                        want[3] = -0.5 * (a * z * z + a * s);
-                        want[5] = -0.5 * (a * s - a * z) - 0.5 * a * z;
-                    } else {
-                        want[1] = a * s - 2 * a * z;
-                        want[3] = -a * z * z - 0.5 * a * s;
-                        want[5] = (0.5 * a * z - a * s) - 0.5 * a * z;
-                    }
+                    analytic_strain(exc, a, s, z, want);
                     for (int c = 0; c < 6; c++) worst = fmax(worst, fabs(E[c * fl + (i * 5 + j) * nt + t] - want[c]));
                 }
         CHECK_MSG(T, worst < 1e-10, "%s element, excitation %d: strain off by %g", axis ? "axis" : "interior", exc,
@@ -285,16 +299,9 @@ static void test_geometry(check_ctx *T)
  * that point; and axb_sem_apply_rows against a plain double sum. */
 static void test_strain_operator(check_ctx *T, bool axis)
 {
-    axb_mesh m = {0};
-    m.npol = 4;
-    for (int k = 0; k < 5; k++) {
-        m.gll[k] = GLL[k];
-        m.glj[k] = GLJ[k];
-    }
-    deriv_matrix(GLL, m.G2);
-    deriv_matrix(GLJ, m.G1);
-    const double s0 = axis ? 0.0 : 1.0, s1 = s0 + 1.5, z0 = 3.0, z1 = 4.0;
-    axb_elem_shape g = {{s0, s1, s1, s0}, {z0, z0, z1, z1}, AXB_EL_LINEAR};
+    axb_mesh m;
+    axb_elem_shape g;
+    test_element(axis, &m, &g);
     enum { N = 25, NC = 75, NT = 4 };
     double *op = calloc(6 * N * NC, sizeof *op), *scratch = calloc(9 * N * NC, sizeof *scratch);
     double I[6][NC], out[6][NT], wxi[5], weta[5];
@@ -327,16 +334,8 @@ static void test_strain_operator(check_ctx *T, bool axis)
         double worst = 0;
         for (int t = 0; t < NT; t++) {
             const double a = t + 1;
-            double want[6] = {2 * a * s, a * s, 2 * a * s * z, 0, 0.5 * a * z * z, 0};
-            if (exc == AXB_EXC_DIPOLE) {
-                want[1] = a * s - a * z;
-                want[3] = -0.5 * (a * z * z + a * s);
-                want[5] = -0.5 * (a * s - a * z) - 0.5 * a * z;
-            } else if (exc == AXB_EXC_QUADPOLE) {
-                want[1] = a * s - 2 * a * z;
-                want[3] = -a * z * z - 0.5 * a * s;
-                want[5] = (0.5 * a * z - a * s) - 0.5 * a * z;
-            }
+            double want[6];
+            analytic_strain(exc, a, s, z, want);
             for (int k = 0; k < 6; k++) worst = fmax(worst, fabs(out[k][t] - want[k]) / (a * 20));
         }
         /* the rows are floats: ~1e-7 of the field */
