@@ -14,15 +14,16 @@ typedef struct elem_ctx {
     double ij[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1][2][2];
     double s[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1];
     bool axis;
+    int64_t band[3][2]; /* samples [lo, hi) where component c can be nonzero (all, but for the operator) */
 } elem_ctx;
 
 #define F(base, i, j) ((base) + ((int64_t)(i)*c->np1 + (j)) * c->nt)
 
-/* ∂s f and ∂z f at every collocation point. */
-AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, const double *f, double *ds, double *dz)
+/* ∂s f and ∂z f at every collocation point; f is component @p comp, zero outside its band. */
+AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, int comp, const double *f, double *ds, double *dz)
 {
     const int n = c->np1;
-    const int64_t nt = c->nt;
+    const int64_t nt = c->nt, lo = c->band[comp][0], hi = c->band[comp][1];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             double *m1 = F(ds, i, j), *m2 = F(dz, i, j);
@@ -31,14 +32,14 @@ AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, const double *f, doubl
             for (int k = 0; k < n; k++) {
                 const double a = c->dxi[i * n + k], b = c->g2[j * n + k];
                 const double *fk = F(f, k, j), *fi = F(f, i, k);
-                for (int64_t t = 0; t < nt; t++) {
+                for (int64_t t = lo; t < hi; t++) {
                     m1[t] += a * fk[t];
                     m2[t] += b * fi[t];
                 }
             }
             const double a11 = c->ij[i][j][0][0], a21 = c->ij[i][j][1][0];
             const double a12 = c->ij[i][j][0][1], a22 = c->ij[i][j][1][1];
-            for (int64_t t = 0; t < nt; t++) {
+            for (int64_t t = lo; t < hi; t++) {
                 const double x1 = m1[t], x2 = m2[t];
                 m1[t] = a11 * x1 + a21 * x2;
                 m2[t] = a12 * x1 + a22 * x2;
@@ -80,14 +81,16 @@ AXB_VECTOR_CLONES static void lincomb(const elem_ctx *c, double a, const double 
     for (int64_t q = 0; q < len; q++) out[q] = a * x[q] + b * y[q];
 }
 
-void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
-                    const double *u, double *out, double *work)
+/* axb_sem_strain with component c of u nonzero only in samples band[c][0] .. band[c][1] - 1. */
+static void strain_banded(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
+                          const int64_t band[3][2], const double *u, double *out, double *work)
 {
     elem_ctx ctx, *c = &ctx;
     const double *xi_pts;
     c->np1 = m->npol + 1;
     c->nt = nt;
     c->axis = axis;
+    memcpy(c->band, band, sizeof c->band);
     axb_sem_xi_basis(m, axis, &xi_pts, &c->dxi);
     c->g2 = m->G2;
     for (int i = 0; i < c->np1; i++)
@@ -104,8 +107,8 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
         w[k] = work + k * fl;
     }
     if (exc == AXB_EXC_MONOPOLE) {
-        gradient(c, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
-        gradient(c, u3, w[1], E[2]); /* w1 = ∂s u3, E2 = ∂z u3 */
+        gradient(c, 0, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
+        gradient(c, 2, u3, w[1], E[2]); /* w1 = ∂s u3, E2 = ∂z u3 */
         over_s(c, u1, E[1]);
         lincomb(c, 0.5, w[0], 0.5, w[1], E[4]);
         memset(E[3], 0, (size_t)fl * sizeof(double));
@@ -114,10 +117,10 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
     }
     if (exc == AXB_EXC_DIPOLE) {
         /* stored fields are u_s, u_φ, u_z (reference notes §2.7 table) */
-        gradient(c, u1, E[0], w[1]); /* E0 = ∂s u_s, w1 = ∂z u_s */
-        gradient(c, u3, w[2], E[2]); /* w2 = ∂s u_z, E2 = ∂z u_z */
+        gradient(c, 0, u1, E[0], w[1]); /* E0 = ∂s u_s, w1 = ∂z u_s */
+        gradient(c, 2, u3, w[2], E[2]); /* w2 = ∂s u_z, E2 = ∂z u_z */
         lincomb(c, 0.5, w[1], 0.5, w[2], E[4]);
-        gradient(c, u2, w[3], w[4]); /* w3 = ∂s u_φ, w4 = ∂z u_φ */
+        gradient(c, 1, u2, w[3], w[4]); /* w3 = ∂s u_φ, w4 = ∂z u_φ */
         over_s(c, u3, w[5]);
         lincomb(c, -0.5, w[5], -0.5, w[4], E[3]);
         lincomb(c, 1, u1, -1, u2, w[0]);
@@ -126,9 +129,9 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
         return;
     }
     /* quadpole */
-    gradient(c, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
-    gradient(c, u2, w[1], w[2]); /* w1 = ∂s u2, w2 = ∂z u2 */
-    gradient(c, u3, w[3], E[2]); /* w3 = ∂s u3, E2 = ∂z u3 */
+    gradient(c, 0, u1, E[0], w[0]); /* E0 = ∂s u1, w0 = ∂z u1 */
+    gradient(c, 1, u2, w[1], w[2]); /* w1 = ∂s u2, w2 = ∂z u2 */
+    gradient(c, 2, u3, w[3], E[2]); /* w3 = ∂s u3, E2 = ∂z u3 */
     lincomb(c, 0.5, w[0], 0.5, w[3], E[4]);
     lincomb(c, 1, u1, -2, u2, w[4]);
     over_s(c, w[4], E[1]);
@@ -139,13 +142,22 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
     lincomb(c, 1, w[5], -0.5, w[1], E[5]);
 }
 
+void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, int64_t nt,
+                    const double *u, double *out, double *work)
+{
+    const int64_t all[3][2] = {{0, nt}, {0, nt}, {0, nt}};
+    strain_banded(m, g, axis, exc, nt, all, u, out, work);
+}
+
 void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, double *op,
                              double *scratch)
 {
     const int64_t n = (int64_t)(m->npol + 1) * (m->npol + 1), ncol = 3 * n;
     double *u = scratch, *work = scratch + 3 * n * ncol;
-    /* u[c][a][b][q]: the "samples" are the unit displacements, so the strain of sample q is column q */
+    /* u[c][a][b][q]: the "samples" are the unit displacements, so the strain of sample q is column
+     * q; component c is nonzero in its own n columns only, so its derivatives are taken there */
     memset(u, 0, (size_t)(3 * n * ncol) * sizeof *u);
     for (int64_t q = 0; q < ncol; q++) u[q * ncol + q] = 1.0;
-    axb_sem_strain(m, g, axis, exc, ncol, u, op, work);
+    const int64_t band[3][2] = {{0, n}, {n, 2 * n}, {2 * n, 3 * n}};
+    strain_banded(m, g, axis, exc, ncol, band, u, op, work);
 }
