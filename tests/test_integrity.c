@@ -21,29 +21,6 @@
 
 static char dir[512];
 
-/* Runs `axibulk LINE` in-process (collective); the exit code, stdout and stderr. */
-static int run_cli(const char *line, char *outbuf, size_t outn, char *errbuf, size_t errn)
-{
-    char copy[4096];
-    snprintf(copy, sizeof copy, "axibulk %s", line);
-    char *argv[64];
-    int argc = 0;
-    for (char *tok = strtok(copy, " "); tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
-    argv[argc] = NULL;
-    FILE *o = tmpfile(), *e = tmpfile();
-    const int rc = axb_cli_run(argc, argv, MPI_COMM_WORLD, o, e);
-    FILE *fs[2] = {o, e};
-    char *bufs[2] = {outbuf, errbuf};
-    size_t ns[2] = {outn, errn};
-    for (int k = 0; k < 2; k++) {
-        rewind(fs[k]);
-        const size_t n = fread(bufs[k], 1, ns[k] - 1, fs[k]);
-        bufs[k][n] = '\0';
-        fclose(fs[k]);
-    }
-    return rc;
-}
-
 /* Rank 0 copies database folder dir/FROM to dir/TO; every rank waits for it. */
 static void copy_db(const char *from, const char *to)
 {
@@ -166,7 +143,7 @@ static void check_stored_crcs(check_ctx *T, const char *file)
 static void expect_error(check_ctx *T, const char *what, const char *line, const char *const *needles)
 {
     char out[4096], errs[4096];
-    const int rc = run_cli(line, out, sizeof out, errs, sizeof errs);
+    const int rc = test_cli_line(line, out, sizeof out, errs, sizeof errs);
     if (T->rank != 0) return;
     CHECK_MSG(T, rc == 2, "%s: exit %d, expected 2 (%s)", what, rc, errs);
     const char *nl = strchr(errs, '\n');
@@ -199,10 +176,10 @@ static void check_intact(check_ctx *T, const char *pairs)
     for (int k = 0; k < 3; k++) {
         snprintf(line, sizeof line, "extract -q --db %s/%s --pairs %s -o %s/%s.h5", dir, dbs[k][0], pairs, dir,
                  dbs[k][0]);
-        const int rc = run_cli(line, out, sizeof out, errs, sizeof errs);
+        const int rc = test_cli_line(line, out, sizeof out, errs, sizeof errs);
         CHECK_MSG(T, rc == 0, "extract from intact %s: %s", dbs[k][0], errs);
         snprintf(line, sizeof line, "info %s/%s", dir, dbs[k][0]);
-        CHECK(T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0);
+        CHECK(T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0);
         if (T->rank == 0) CHECK_CONTAINS(T, out, dbs[k][1]);
     }
     if (T->rank != 0) return;
@@ -310,7 +287,7 @@ static void check_nonfinite(check_ctx *T, const char *pairs)
                                        "variable 1, GLL point (xi 2, eta 3), sample 5 is -inf", NULL});
     char out[4096], errs[4096];
     snprintf(line, sizeof line, "info %s/minf", dir);
-    CHECK(T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0);
+    CHECK(T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0);
     if (rank == 0) CHECK_CONTAINS(T, out, "checksums         none: damage to the data cannot be detected");
 }
 
@@ -339,7 +316,7 @@ static void check_unchecked(check_ctx *T, const char *data)
     free(buf);
     axb_db_close(&db);
     snprintf(line, sizeof line, "info --json %s", path);
-    CHECK(T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0);
+    CHECK(T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0);
     if (T->rank == 0) CHECK_CONTAINS(T, out, "\"checksums\": \"none\"");
 }
 
@@ -355,12 +332,12 @@ int main(int argc, char **argv)
     char line[2048], out[4096], errs[4096], pairs[700];
     snprintf(line, sizeof line, "mkdb -q -o %s/db --period 100 --length 1800 --rmin-km 6000 --points-per-wavelength 6",
              dir);
-    CHECK_MSG(&T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0, "mkdb: %s", errs);
+    CHECK_MSG(&T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0, "mkdb: %s", errs);
     snprintf(line, sizeof line, "repack -q %s/db %s/m --verify", dir, dir);
-    CHECK_MSG(&T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0, "repack: %s", errs);
+    CHECK_MSG(&T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0, "repack: %s", errs);
     if (T.rank == 0) CHECK_MSG(&T, strstr(out, "; verified\n"), "a checksummed source verified plainly: %s", out);
     snprintf(line, sizeof line, "repack -q %s/db %s/md --deflate 1 --verify", dir, dir);
-    CHECK_MSG(&T, run_cli(line, out, sizeof out, errs, sizeof errs) == 0, "repack --deflate: %s", errs);
+    CHECK_MSG(&T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0, "repack --deflate: %s", errs);
     snprintf(pairs, sizeof pairs, "%s/pairs.txt", dir);
     write_pairs(pairs);
     check_intact(&T, pairs);

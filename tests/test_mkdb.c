@@ -19,29 +19,6 @@
 #include "check.h"
 #include "test_util.h"
 
-/* Runs `axibulk ARGS...` in-process (collective); returns the exit code, output in out/errbuf. */
-static int run_cli(const char *line, char *outbuf, size_t outn, char *errbuf, size_t errn)
-{
-    char copy[2048];
-    snprintf(copy, sizeof copy, "axibulk %s", line);
-    char *argv[64];
-    int argc = 0;
-    for (char *tok = strtok(copy, " "); tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
-    argv[argc] = NULL;
-    FILE *o = tmpfile(), *e = tmpfile();
-    int rc = axb_cli_run(argc, argv, MPI_COMM_WORLD, o, e);
-    FILE *fs[2] = {o, e};
-    char *bufs[2] = {outbuf, errbuf};
-    size_t ns[2] = {outn, errn};
-    for (int k = 0; k < 2; k++) {
-        rewind(fs[k]);
-        size_t n = bufs[k] ? fread(bufs[k], 1, ns[k] - 1, fs[k]) : 0;
-        if (bufs[k]) bufs[k][n] = '\0';
-        fclose(fs[k]);
-    }
-    return rc;
-}
-
 static void check_basis(check_ctx *T, const char *shared)
 {
     double gll[AXB_NPOL_MAX + 1], glj[AXB_NPOL_MAX + 1], G1[81], G2[81];
@@ -401,7 +378,7 @@ int main(int argc, char **argv)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         snprintf(line, sizeof line, "mkdb -o %s/%s %s %s", root, cases[c].name, common, cases[c].extra);
-        int rc = run_cli(line, out, sizeof out, errb, sizeof errb);
+        int rc = test_cli_line(line, out, sizeof out, errb, sizeof errb);
         CHECK_MSG(&T, rc == 0, "%s: exit %d: %s", line, rc, errb);
         if (rc) continue;
         if (T.rank == 0) CHECK_CONTAINS(&T, out, "wrote ");
@@ -432,7 +409,7 @@ int main(int argc, char **argv)
             }
         axb_db_close(&db);
         snprintf(line, sizeof line, "info %s", dir);
-        rc = run_cli(line, out, sizeof out, errb, sizeof errb);
+        rc = test_cli_line(line, out, sizeof out, errb, sizeof errb);
         CHECK(&T, rc == 0);
         if (T.rank == 0) {
             char want[64];
@@ -445,7 +422,7 @@ int main(int argc, char **argv)
 
     /* the same options give the same bytes */
     snprintf(line, sizeof line, "mkdb -o %s/again %s", root, common);
-    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 0);
+    CHECK(&T, test_cli_line(line, out, sizeof out, errb, sizeof errb) == 0);
     if (T.rank == 0)
         for (int k = 0; k < 2; k++) {
             char a[700], b[700];
@@ -472,22 +449,22 @@ int main(int argc, char **argv)
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         snprintf(line, sizeof line, "mkdb -q -o %s/bad %s", root, bad[k]);
-        int rc = run_cli(line, out, sizeof out, errb, sizeof errb);
+        int rc = test_cli_line(line, out, sizeof out, errb, sizeof errb);
         CHECK_MSG(&T, rc == 2, "'%s': exit %d", bad[k], rc);
         if (T.rank == 0) {
             CHECK_MSG(&T, strchr(errb, '\n') == errb + strlen(errb) - 1, "'%s': not one line: %s", bad[k], errb);
         }
     }
     snprintf(line, sizeof line, "mkdb -q -o /proc/axb-mkdb-nowhere/db %s", common);
-    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
+    CHECK(&T, test_cli_line(line, out, sizeof out, errb, sizeof errb) == 2);
     snprintf(line, sizeof line, "mkdb -o %s/rec %s", root, common);
-    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
+    CHECK(&T, test_cli_line(line, out, sizeof out, errb, sizeof errb) == 2);
     if (T.rank == 0) CHECK_CONTAINS(&T, errb, "--force");
     snprintf(line, sizeof line, "mkdb -o %s/rec %s --layout merged", root, common);
-    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 2);
+    CHECK(&T, test_cli_line(line, out, sizeof out, errb, sizeof errb) == 2);
     if (T.rank == 0) CHECK_CONTAINS(&T, errb, "--force");
     snprintf(line, sizeof line, "mkdb -o %s/rec %s --force", root, common);
-    CHECK(&T, run_cli(line, out, sizeof out, errb, sizeof errb) == 0);
+    CHECK(&T, test_cli_line(line, out, sizeof out, errb, sizeof errb) == 0);
     if (T.rank == 0) {
         char a[700], b[700];
         snprintf(a, sizeof a, "%s/rec/PX/Data/ordered_output.nc4", root);

@@ -73,6 +73,30 @@ static inline int test_cli_capture(const char *const *args, int n, char *msg, si
     return rc;
 }
 
+/* `axibulk LINE` in-process on MPI_COMM_WORLD, LINE split at blanks: the exit status, and this
+ * rank's stdout and stderr in @p outbuf and @p errbuf (either may be NULL: dropped). */
+static inline int test_cli_line(const char *line, char *outbuf, size_t outn, char *errbuf, size_t errn)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "axibulk %s", line);
+    char *argv[64];
+    int argc = 0;
+    for (char *tok = strtok(copy, " "); tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
+    argv[argc] = NULL;
+    FILE *o = tmpfile(), *e = tmpfile();
+    const int rc = axb_cli_run(argc, argv, MPI_COMM_WORLD, o, e);
+    FILE *fs[2] = {o, e};
+    char *bufs[2] = {outbuf, errbuf};
+    size_t ns[2] = {outn, errn};
+    for (int k = 0; k < 2; k++) {
+        rewind(fs[k]);
+        const size_t n = bufs[k] ? fread(bufs[k], 1, ns[k] - 1, fs[k]) : 0;
+        if (bufs[k]) bufs[k][n] = '\0';
+        fclose(fs[k]);
+    }
+    return rc;
+}
+
 /* Rank 0 writes a small text file; every rank returns once it is there. */
 static inline void test_write_text(int rank, const char *path, const char *text)
 {
