@@ -44,6 +44,17 @@ def _text(v):
     return v
 
 
+def _by_index(n, spec):
+    """All n entries for None, entry spec for an index; None for a name (the caller matches it)."""
+    if spec is None:
+        return np.ones(n, bool)
+    if isinstance(spec, (int, np.integer)):
+        m = np.zeros(n, bool)
+        m[spec] = True
+        return m
+    return None
+
+
 def _record(table, i):
     # every field by name: a column the reader does not know is passed through as it is
     rec = table[i]
@@ -169,11 +180,8 @@ class BulkFile:
         return (self.starttime_ns(i) + k).astype("datetime64[ns]")
 
     def _source_matches(self, spec):
-        if spec is None:
-            return np.ones(len(self.sources), bool)
-        if isinstance(spec, (int, np.integer)):
-            m = np.zeros(len(self.sources), bool)
-            m[spec] = True
+        m = _by_index(len(self.sources), spec)
+        if m is not None:
             return m
         names = np.array([_text(bytes(n)) for n in self.sources["name"]])
         if not (names == spec).any():
@@ -181,11 +189,8 @@ class BulkFile:
         return names == spec
 
     def _receiver_matches(self, spec):
-        if spec is None:
-            return np.ones(len(self.receivers), bool)
-        if isinstance(spec, (int, np.integer)):
-            m = np.zeros(len(self.receivers), bool)
-            m[spec] = True
+        m = _by_index(len(self.receivers), spec)
+        if m is not None:
             return m
         sta = np.array([_text(bytes(s)) for s in self.receivers["station"]])
         parts = spec.split(".")

@@ -14,6 +14,7 @@
 
 #include "axibulk/version.h"
 #include "core/partial.h"
+#include "core/paths.h"
 #include "io/hdf5/h5util.h"
 #include "io/output/out_internal.h"
 
@@ -430,24 +431,13 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static void parent_dir(const char *path, char *out, size_t n)
-{
-    const char *s = strrchr(path, '/');
-    if (!s)
-        snprintf(out, n, ".");
-    else if (s == path)
-        snprintf(out, n, "/");
-    else
-        snprintf(out, n, "%.*s", (int)(s - path), path);
-}
-
 /* The XDMF file names the HDF5 file without a folder, so both must be in the same folder;
  * compared by identity, so "out.h5" and "./out.xdmf" agree. */
 static axb_status check_same_folder(const char *h5path, const char *xdmfpath, axb_error *err)
 {
     char d1[AXB_PARTIAL_PATH_MAX], d2[AXB_PARTIAL_PATH_MAX];
-    parent_dir(h5path, d1, sizeof d1);
-    parent_dir(xdmfpath, d2, sizeof d2);
+    axb_path_parent(h5path, d1, sizeof d1);
+    axb_path_parent(xdmfpath, d2, sizeof d2);
     struct stat s1, s2;
     AXB_CHECK(err, stat(d1, &s1) == 0 && S_ISDIR(s1.st_mode), AXB_ERR_IO, "%s: output folder %s does not exist", h5path,
               d1);
