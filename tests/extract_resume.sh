@@ -8,6 +8,7 @@
 # quarter of the rows is recorded as on disk, always lands with batches left to do.
 set -u
 AXB=$1 MPIEXEC=$2
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/record_units.sh"
 size=${3:-${AXB_RESUME_SIZE:-}}
 if [ -z "$size" ]; then
     if ldd "$AXB" 2>/dev/null | grep -q libasan; then size=small; else size=large; fi
@@ -33,8 +34,7 @@ for i in range(int(sys.argv[1])):
 PY
 
 # Runs "$@" in the background and kills it (every rank, SIGKILL) once the record OUT.partial.record
-# lists at least ROWS rows (each row is 8 bytes after the header line; the lists' own 24 bytes
-# only make the count conservative). OUT must then be unfinished. The killed runs checkpoint after
+# lists at least ROWS rows. OUT must then be unfinished. The killed runs checkpoint after
 # every batch (--checkpoint 0), so their record grows while they run; the default 10 s could
 # record nothing before so short a run ends.
 kill_at_rows() {
@@ -43,18 +43,15 @@ kill_at_rows() {
     "$@" >/dev/null 2>&1 &
     local pid=$! killed=0 rec="$out.partial.record"
     for _ in $(seq 1 30000); do
-        if [ -s "$rec" ]; then
-            local head; head=$(head -1 "$rec" | wc -c)
-            if [ "$(stat -c %s "$rec")" -ge $((head + 8 * rows)) ]; then
-                kill -9 "$pid" 2>/dev/null; pkill -9 -f "$tag" 2>/dev/null; killed=1; break
-            fi
+        if [ "$(record_units "$rec")" -ge "$rows" ]; then
+            kill -9 "$pid" 2>/dev/null; pkill -9 -f "$tag" 2>/dev/null; killed=1; break
         fi
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.01
     done
     { wait "$pid"; } 2>/dev/null
     [ $killed = 1 ] && [ ! -e "$out" ] || fail "the extraction of $out could not be interrupted part-way"
-    echo "$(basename "$out"): killed with $(stat -c %s "$rec") bytes of record"
+    echo "$(basename "$out"): killed with $(record_units "$rec") rows recorded"
 }
 
 args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precision float64 --batch-mb 1 -q)

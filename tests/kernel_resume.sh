@@ -13,6 +13,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 FWD=$DATA/axisem-prem-100s/100s_db_fwd BWD=$DATA/axisem-prem-100s/100s_db_bwd_displ_only
 [ -d "$FWD" ] && [ -d "$BWD" ] || { echo "skipped: no shared 100 s PREM databases under $DATA"; exit 77; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/record_units.sh"
 INPUTS=$(cd "$HERE/../inputs" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-kresume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -61,11 +62,8 @@ out=$TMP/out.h5 rec=$TMP/out.h5.partial.record
 run 2 "$TMP/job.yaml" -o "$out" >/dev/null 2>&1 &
 pid=$! killed=0
 for _ in $(seq 1 30000); do
-    if [ -s "$rec" ]; then
-        head=$(head -1 "$rec" | wc -c)
-        if [ "$(stat -c %s "$rec" 2>/dev/null || echo 0)" -ge $((head + 8 * ncell / 4)) ]; then
-            kill -9 "$pid" 2>/dev/null; pkill -9 -f "kernel --job $TMP/job.yaml" 2>/dev/null; killed=1; break
-        fi
+    if [ "$(record_units "$rec")" -ge $((ncell / 4)) ]; then
+        kill -9 "$pid" 2>/dev/null; pkill -9 -f "kernel --job $TMP/job.yaml" 2>/dev/null; killed=1; break
     fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.01
@@ -73,7 +71,7 @@ done
 { wait "$pid"; } 2>/dev/null
 [ $killed = 1 ] && [ ! -e "$out" ] && [ -e "$out.partial" ] && [ -e "$out.partial.cells" ] ||
     fail "the kernel run could not be interrupted part-way"
-echo "killed with $(stat -c %s "$rec") bytes of record"
+echo "killed with $(record_units "$rec") of $ncell cells recorded"
 
 # the leftover blocks a plain rerun, and a changed job cannot resume it
 if run 1 "$TMP/job.yaml" -o "$out" >/dev/null 2>"$TMP/err"; then fail "a rerun over the leftover was accepted"; fi

@@ -21,6 +21,7 @@ AXB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 SCRIPTS="$ROOT/jobs/slurm"
+. "$HERE/record_units.sh"
 [ -x "$AXB" ] || { echo "slurm_test: $AXB: not an executable" >&2; exit 2; }
 
 skip() { echo "slurm_test: skipped: $*"; exit 77; }
@@ -346,10 +347,8 @@ jid=$(JOB=kern/jobs/big.yaml OUTPUT=out/kern_big.h5 CHECKPOINT=0.2 sbatch --pars
 interrupted=0
 if [ "$rc" = 0 ]; then
     for _ in $(seq 1 600); do
-        # the record (core/partial.h): one header line, then lists of finished cells, 8 bytes per
-        # cell and 24 per list: about a quarter of the cells
-        rec="$KB.partial.record"
-        if [ -s "$rec" ] && [ "$(stat -c %s "$rec")" -ge $(($(head -n 1 "$rec" | wc -c) + 8 * 512)) ]; then
+        # about a quarter of the cells recorded
+        if [ "$(record_units "$KB.partial.record")" -ge 512 ]; then
             scancel "$jid"; interrupted=1; break
         fi
         [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ] || break
@@ -359,18 +358,7 @@ if [ "$rc" = 0 ]; then
 fi
 check "kernel.sbatch cancelled part-way leaves OUT.partial, .record, .cells, no OUT" \
     bash -c "[ $interrupted = 1 ] && [ -e '$KB.partial' ] && [ -s '$KB.partial.record' ] && [ -e '$KB.partial.cells' ] && [ ! -e '$KB' ]"
-# the cells the record lists: after the header line, lists of int64 [magic, n, n cells, checksum
-# n + sum of the cells]; only complete lists with the right checksum count, as for axibulk
-recorded_cells() {
-    local h; h=$(head -n 1 "$1" | wc -c)
-    od -An -v -t d8 -j "$h" "$1" | tr -s ' \n' '\n' | grep . |
-        awk 'state == 0 {state = 1; next}
-             state == 1 {n = $1; left = n; sum = n; state = (n > 0) ? 2 : 3; next}
-             state == 2 {sum += $1; if (--left == 0) state = 3; next}
-             state == 3 {if ($1 == sum) total += n; state = 0}
-             END {print total + 0}'
-}
-nrec=$(recorded_cells "$KB.partial.record" 2>/dev/null || echo 0)
+nrec=$(record_units "$KB.partial.record")
 JOB=kern/jobs/big.yaml OUTPUT=out/kern_big.h5 STATS=1 sbatch --wait --export=ALL --chdir="$TMP" -n 1 \
     -o "$TMP/logs/kern_big2-%j.out" "$SCRIPTS/kernel.sbatch" >"$TMP/logs/kern_big2.sbatch" 2>&1; rc=$?
 check "kernel.sbatch resubmitted (1 rank): exit 0 (got $rc), resumed (--resume)" \
