@@ -47,10 +47,11 @@ MARK_BEGIN = "<!-- bench/realdata_bench.py: begin -->"
 MARK_END = "<!-- bench/realdata_bench.py: end -->"
 EXTRACT = re.compile(r"wrote (\d+) rows .* in ([0-9.]+) s \(([0-9.]+) rows/s, (\d+) element reads in (\d+) read calls")
 REPACK = re.compile(r"in ([0-9.]+) s: ([0-9.]+) MB/s read, ([0-9.]+) MB/s written")
-DECODED = re.compile(r"decoded (\d+) chunks \(([0-9.]+) MB stored\) with (\d+) threads per rank; thread-seconds: "
-                     r"read ([0-9.]+), checksum ([0-9.]+), inflate ([0-9.]+), unshuffle ([0-9.]+), transpose ([0-9.]+)")
+DECODED = re.compile(r"decoded (\d+) chunks \(([0-9.]+) MB stored\) with (\d+) threads per rank; seconds summed over "
+                     r"threads: read ([0-9.]+) \(wall\), checksum ([0-9.]+), inflate ([0-9.]+), unshuffle ([0-9.]+), "
+                     r"transpose ([0-9.]+) \(CPU\)")
 WROTE = re.compile(r"wrote (?:(\d+) chunks \(([0-9.]+) MB stored\) compressed by \d+ threads per rank|([0-9.]+) MB); "
-                   r"seconds summed over ranks: (?:compress ([0-9.]+) \(thread-seconds\), exchange ([0-9.]+), )?"
+                   r"seconds summed over ranks: (?:compress ([0-9.]+) \(CPU, summed over threads\), exchange ([0-9.]+), )?"
                    r"write ([0-9.]+), sync ([0-9.]+)")
 INSTASEIS = re.compile(r"seismograms_per_second=([0-9.]+)")
 
@@ -243,8 +244,8 @@ def report(results, a):
         L += [f"### {r['name']} ({r['kind']}, {r['elements']} elements, {r['samples']} samples, "
               f"{r['size_mb']:.0f} MB, deflate {r['deflate']})", "",
               f"Cold sequential read of the files: **{r['cold_read_mb_s']:.0f} MB/s**.", "",
-              "| repack | ranks | input MB/s | of the cold read | written MB/s | decode thread-s: read / checksum / "
-              "inflate / unshuffle / transpose | write side s: compress (thread-s) / exchange / write / sync |",
+              "| repack | ranks | input MB/s | of the cold read | written MB/s | decode s: read (wall) / checksum / "
+              "inflate / unshuffle / transpose (CPU) | write side s: compress (CPU) / exchange / write / sync |",
               "|---|---|---|---|---|---|---|"]
         for p in r["repack"]:
             d, w = p["decode"], p.get("encode")
@@ -256,8 +257,8 @@ def report(results, a):
         for t in r.get("throttled", []):
             L += ["", f"Against a disk of {t['mbps']} MB/s (this machine's disk throttled by the kernel's block "
                   f"throttle; its cold sequential read of the files: **{t['read_mb_s']:.0f} MB/s**):", "",
-                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read | decode thread-s: read / "
-                  "checksum / inflate | write side s: compress / exchange / write / sync |", "|---|---|---|---|---|---|"]
+                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read | decode s: read (wall) / "
+                  "checksum / inflate (CPU) | write side s: compress (CPU) / exchange / write / sync |", "|---|---|---|---|---|---|"]
             for p in t["repack"]:
                 d, w = p["decode"], p.get("encode")
                 split = f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f}" if d else "–"

@@ -115,8 +115,10 @@ typedef struct axb_io_stats {
     int64_t read_calls; /**< H5Dread calls (or preads of raw chunks) on data arrays */
     int64_t bytes_read; /**< bytes delivered by those calls (as stored) */
     /* Original layout, raw chunk reads: seconds per stage summed over the threads that did them
-     * (so they may add up to more than the wall-clock time), and the chunks decoded. */
-    double read_s;          /**< preads of chunk data */
+     * (so they may add up to more than the wall-clock time), and the chunks decoded. read_s is
+     * wall time (waiting for the disk is the point); the others are CPU time, so threads that
+     * outnumber the cores do not inflate them. */
+    double read_s;          /**< preads of chunk data (wall) */
     double checksum_s;      /**< fletcher32 verification */
     double inflate_s;       /**< deflate decoding */
     double unshuffle_s;     /**< byte unshuffling */
@@ -127,8 +129,9 @@ typedef struct axb_io_stats {
 
 /** Counters of a database writer's element data on this rank, per stage of the way to the disk,
  *  so the stage that bounds a conversion is visible (layouts that do not keep them report
- *  zeros). Seconds are wall-clock time of the thread doing the stage; compress_s is summed over
- *  the compressing threads (thread-seconds), write_s includes the block writer's helper thread. */
+ *  zeros). Seconds are wall-clock time of the thread doing the stage, except compress_s: CPU
+ *  time summed over the compressing threads, so it does not grow when they outnumber the cores;
+ *  write_s includes the block writer's helper thread. */
 typedef struct axb_write_stats {
     double compress_s;      /**< shuffling and deflating chunks (merged --deflate, direct) */
     double exchange_s;      /**< sending stored chunks to rank 0; on rank 0 receiving them */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "axibulk/db.h"
 #include "axibulk/status.h"
 
 typedef enum axb_opt_kind { AXB_OPT_FLAG, AXB_OPT_STRING, AXB_OPT_INT, AXB_OPT_DOUBLE } axb_opt_kind;
@@ -44,5 +45,9 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
 axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
 axb_status axb_cmd_mkdb(const axb_cmd_env *env, int argc, char **argv, axb_error *err);
+
+/* "decoded N chunks ...": where a deflated database's reading time went (nothing if no chunk
+ * was decoded). */
+void axb_cli_print_decoded(FILE *out, const axb_io_stats *io, int threads);
 
 #endif

@@ -370,12 +370,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
                 (long long)res.rows, resumed, res.ncomp, res.components, (long long)res.npts, res.dt, a.output,
                 res.seconds, (double)(res.rows - res.rows_resumed) / (res.seconds > 0 ? res.seconds : 1),
                 (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
-        if (res.io.chunks_decoded > 0) /* where a deflated database's time goes */
-            fprintf(env->out,
-                    "decoded %lld chunks (%.1f MB stored) with %d threads per rank; thread-seconds: read %.2f, "
-                    "checksum %.2f, inflate %.2f, unshuffle %.2f, transpose %.2f\n",
-                    (long long)res.io.chunks_decoded, (double)res.io.stored_bytes / 1e6, res.threads, res.io.read_s,
-                    res.io.checksum_s, res.io.inflate_s, res.io.unshuffle_s, res.io.transpose_s);
+        axb_cli_print_decoded(env->out, &res.io, res.threads); /* where a deflated database's time goes */
     }
     inputs_free(&in);
     axb_job_free(&jf);

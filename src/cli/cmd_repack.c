@@ -131,18 +131,13 @@ axb_status axb_cmd_repack(const axb_cmd_env *env, int argc, char **argv, axb_err
                     ? "; verified"
                     : "; verified (the source has no checksums on all "
                       "its data: damage it had before cannot be seen)");
-    if (env->rank == 0 && r.io.chunks_decoded > 0) /* where a deflated source's time goes */
-        fprintf(env->out,
-                "decoded %lld chunks (%.1f MB stored) with %d threads per rank; thread-seconds: read %.2f, "
-                "checksum %.2f, inflate %.2f, unshuffle %.2f, transpose %.2f\n",
-                (long long)r.io.chunks_decoded, (double)r.io.stored_bytes / 1e6, r.threads, r.io.read_s,
-                r.io.checksum_s, r.io.inflate_s, r.io.unshuffle_s, r.io.transpose_s);
-    /* and where the output's: compressing chunks (thread-seconds), sending them to rank 0, writing, syncing */
+    if (env->rank == 0) axb_cli_print_decoded(env->out, &r.io, r.threads); /* where a deflated source's time goes */
+    /* and where the output's: compressing chunks (CPU), sending them to rank 0, writing, syncing */
     const axb_write_stats *wr = &r.write_io;
     if (env->rank == 0 && wr->chunks_encoded > 0)
         fprintf(env->out,
                 "wrote %lld chunks (%.1f MB stored) compressed by %d threads per rank; seconds summed over ranks: "
-                "compress %.2f (thread-seconds), exchange %.2f, write %.2f, sync %.2f\n",
+                "compress %.2f (CPU, summed over threads), exchange %.2f, write %.2f, sync %.2f\n",
                 (long long)wr->chunks_encoded, (double)wr->stored_bytes / 1e6, r.threads, wr->compress_s,
                 wr->exchange_s, wr->write_s, wr->sync_s);
     else if (env->rank == 0 && wr->bytes_written > 0)

@@ -1,7 +1,8 @@
 /* UTC time parsing and formatting against known epoch values (computed independently with
- * `date -u -d ... +%s`). */
+ * `date -u -d ... +%s`), and the clocks. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "axibulk/timefmt.h"
 #include "check.h"
@@ -77,5 +78,15 @@ int main(void)
     CHECK(&T, axb_time_add_seconds(t2000, 7.2e9, &t, &err) == AXB_OK); /* 2228 */
     CHECK(&T, axb_time_from_seconds(NAN) == -INT64_C(9000000000) * AXB_NS_PER_S);
     CHECK(&T, axb_time_from_seconds(1e300) == INT64_C(9000000000) * AXB_NS_PER_S);
+    /* the thread CPU clock (per-stage splits): still while the thread sleeps, moving while it works */
+    const double c0 = axb_thread_cpu_seconds();
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    const double slept = axb_thread_cpu_seconds() - c0;
+    CHECK_MSG(&T, slept >= 0 && slept < 0.05, "100 ms asleep counted %.3f s of CPU", slept);
+    volatile double sink = 0;
+    const double w0 = axb_wall_seconds(), c1 = axb_thread_cpu_seconds();
+    while (axb_thread_cpu_seconds() - c1 < 0.02 && axb_wall_seconds() - w0 < 10)
+        for (int k = 0; k < 10000; k++) sink += k;
+    CHECK_MSG(&T, axb_thread_cpu_seconds() - c1 >= 0.02, "20 ms of work not seen in 10 s (sink %g)", sink);
     return check_summary(&T);
 }

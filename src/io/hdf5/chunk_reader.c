@@ -195,6 +195,20 @@ static axb_status put_chunk(const axb_chunk_reader *r, const rc_dset *d, int64_t
     return AXB_OK;
 }
 
+/* The decoding stages are timed chunk by chunk on the wall clock (a thread CPU clock is a system
+ * call). A thread that waited for a core meanwhile scales them down to the @p cpu seconds it used
+ * while they ran, so the split reports work done, not time spent queued behind other threads. */
+static void stages_to_cpu(axb_chunk_stats *st, double *t_tr, double cpu)
+{
+    const double wall = st->inflate + st->unshuffle + st->checksum + *t_tr;
+    if (!(wall > cpu) || cpu < 0) return;
+    const double f = cpu / wall;
+    st->inflate *= f;
+    st->unshuffle *= f;
+    st->checksum *= f;
+    *t_tr *= f;
+}
+
 static axb_status worker_ready(axb_chunk_reader *r, rc_worker *w, axb_error *err)
 {
     if (w->ready) return AXB_OK;
@@ -224,11 +238,14 @@ static void run_task(void *arg, int worker)
         const double t0 = axb_wall_seconds();
         if (!s) s = read_span(&w->f, r->path, w->buf, t->addr, t->len, &g, &e);
         st.read += axb_wall_seconds() - t0;
+        const double c0 = axb_thread_cpu_seconds();
         for (int64_t j = 0; j < t->n && !s; j++) {
             const rc_item *it = &t->items[j];
             s = put_chunk(r, &r->ds[it->ds], it->chunk, it->mask, g + (it->addr - t->addr), it->size, w->dec,
                           r->slots + (int64_t)it->slot * r->chunk_bytes, &st, &e);
         }
+        double none = 0;
+        stages_to_cpu(&st, &none, axb_thread_cpu_seconds() - c0);
     }
     pthread_mutex_lock(&r->mu);
     if (s && r->th_st == AXB_OK) {
@@ -763,6 +780,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             return d->filtered ? chunk_missing(d, ids[a] / cp, err) : AXB_OK;
     AXB_TRY(task_failure(r, err));
     double t_tr = 0, t_rd = 0;
+    const double c0 = axb_thread_cpu_seconds();
     axb_chunk_stats st = {0};
     int64_t queued = 0, refill = 0; /* ids[..queued) are cached or queued; queue more from refill on */
     axb_status s = AXB_OK;
@@ -822,6 +840,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
         }
         a = end;
     }
+    stages_to_cpu(&st, &t_tr, axb_thread_cpu_seconds() - c0); /* includes the reads' copying: a bound */
     pthread_mutex_lock(&r->mu);
     r->st.read += t_rd;
     r->st.transpose += t_tr;
