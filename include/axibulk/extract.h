@@ -37,7 +37,7 @@ typedef struct axb_extract_opts {
     int kernelwidth;          /**< Lanczos kernel half-width a (samples of the database dt) */
     bool remove_source_shift; /**< start at the origin time (drop samples before the STF peak) */
     bool reconvolve_stf;      /**< convolve with each source's own sliprate (excludes the above) */
-    int64_t batch_mb;         /**< element data read per batch (MB); bounds memory */
+    int64_t batch_mb;         /**< element data read per batch (MB); bounds memory; 0: 4 (fits the caches) */
     int64_t cache_mb;         /**< element blocks kept across calls of one plan (MB, per rank; 0: none).
                                      Serves repeats in finite-fault batches and in the library's pair
                                      calls; the partitioned job path reads each element once anyway. */

@@ -67,7 +67,7 @@ static void set_options(extract_args *a, axb_opt *o)
         {"resume", 0, AXB_OPT_FLAG, &a->resume, NULL, "finish OUTPUT.partial of a killed run of the same job"},
         {"checkpoint", 0, AXB_OPT_DOUBLE, &a->checkpoint, "S",
          "seconds between syncs that record finished rows for --resume (default 10; 0: every batch)"},
-        {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 64)"},
+        {"batch-mb", 0, AXB_OPT_INT, &a->batch_mb, "MB", "element data read per batch and rank (default 4)"},
         {"cache-mb", 0, AXB_OPT_INT, &a->cache_mb, "MB",
          "element blocks kept for repeats across finite faults, per rank (default 256; 0: off)"},
         {"independent-reads", 0, AXB_OPT_FLAG, &a->independent, NULL,
@@ -301,7 +301,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     a.dt = NAN;
     a.checkpoint = 10;
     a.kernelwidth = 12;
-    a.batch_mb = 64;
+    a.batch_mb = 4;
     a.cache_mb = 256;
     a.threads = -1;
     a.filter_order = 4;

@@ -110,10 +110,14 @@ static axb_status job_open(MPI_Comm comm, const axb_extract_job *job, FILE *prog
     AXB_TRY(axb_db_open(comm, job->db_path, &c->db, err));
     axb_db_set_threads(c->db, job->threads);
     /* with a core to spare, the next batch is read ahead (extract_partition.c): room for its
-     * chunks and those of the batch being computed. Else the default small cache, whose slots
-     * stay in the processor's caches. */
-    if (axb_db_get_threads(c->db) > 1)
-        axb_db_set_bulk_cache(c->db, 2 * (job->opts.batch_mb > 0 ? job->opts.batch_mb : 64) << 20);
+     * chunks and those of the batch being computed, and at least 128 MB, since chunks span
+     * several elements and small batches share them with their neighbours (with 2 x 4 MB, a
+     * quarter of the chunks was decoded twice). Else the default small cache, whose slots stay
+     * in the processor's caches. */
+    if (axb_db_get_threads(c->db) > 1) {
+        const int64_t mb = 2 * (job->opts.batch_mb > 0 ? job->opts.batch_mb : 4);
+        axb_db_set_bulk_cache(c->db, (mb > 128 ? mb : 128) << 20);
+    }
     AXB_TRY(axb_agree(comm, axb_extract_plan_create(c->db, &job->opts, &c->plan, err), err));
     AXB_TRY(axb_agree(comm, axb_job_rows_build(job, axb_db_get_info(c->db)->planet_radius, &c->rows, err), err));
     if (job->subfaults) AXB_TRY(axb_extract_subfaults_prepare(c, err));
