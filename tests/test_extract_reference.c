@@ -375,6 +375,20 @@ static void more_tests(check_ctx *T, const char *json, const axb_source *mt_std,
         CHECK(T, na == nb && na > 66 * 4);
         compare_layouts(T, a, b, (int)(5 * na), 1e-12, "finite source of one point vs reconvolved point source");
     }
+    /* through the library too, a rupture time the reconvolution's circular shift would wrap
+     * (1e6 s, beyond any record of this database) or a negative one is refused, naming it */
+    const double bad_ts[] = {1e6, -10.0, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        axb_source late = fs;
+        late.time_shift = bad_ts[k];
+        axb_error_clear(&err);
+        CHECK_MSG(T,
+                  run_opts("axisem-prem-100s/100s_db_bwd_displ_only", &of, &late, rec_std, true, a, &na, &err) ==
+                      AXB_ERR_RANGE,
+                  "rupture time %g accepted", bad_ts[k]);
+        CHECK_CONTAINS(T, err.msg, "point source 0: ");
+        CHECK_CONTAINS(T, err.msg, "rupture time");
+    }
 
     /* refusals of §2.2, each a clear message */
     axb_source deep = *mt_std;

@@ -91,6 +91,8 @@ AXB_NODISCARD axb_status axb_extract_pairs_from(axb_extract_plan *plan, int64_t 
  * with its own sliprate (at the database dt) and delayed by its time_shift, as Instaseis'
  * get_seismograms_finite_source. The plan must be made with reconvolve_stf = true and
  * remove_source_shift = false; out receives [component][sample], sample 0 at the origin time.
+ * Each time_shift (the rupture time; NaN: 0) must lie in [0, nfft·dt) of the reconvolution
+ * (AXB_ERR_RANGE otherwise): it is applied as a circular phase shift, which would wrap around.
  */
 AXB_NODISCARD axb_status axb_extract_finite(axb_extract_plan *plan, int64_t n, const axb_source *subfaults,
                                             const axb_receiver *rec, double *out, axb_error *err);

@@ -19,12 +19,7 @@
  * come back as its remainder (TINIT nfft·dt as TINIT 0), and a negative one from the end. */
 static axb_status resample_one(const axb_source *o, double dt_db, int64_t nfft, axb_source *s, axb_error *err)
 {
-    const double ts = isnan(o->time_shift) ? 0.0 : o->time_shift, period = (double)nfft * dt_db;
-    AXB_CHECK(err, ts >= 0.0, AXB_ERR_RANGE, "'%s': rupture time %g s is negative", o->name, ts);
-    AXB_CHECK(err, ts < period, AXB_ERR_RANGE,
-              "'%s': rupture time %g s is not shorter than the database's record length %g s (nfft %lld x dt %g "
-              "s), beyond which it would wrap around to the start",
-              o->name, ts, period, (long long)nfft, dt_db);
+    AXB_TRY(axb_extract_check_rupture_time(o->name, o->time_shift, nfft, dt_db, err));
     *s = *o;
     s->sliprate = malloc((size_t)(o->nsliprate > 0 ? o->nsliprate : 1) * sizeof(double));
     if (!s->sliprate) return axb_error_set(err, AXB_ERR_NOMEM, "slip rate of %lld samples", (long long)o->nsliprate);

@@ -64,6 +64,11 @@ typedef struct axb_elem_state {
 axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, axb_elem_state *es,
                            const float *point, double *raw, axb_error *err);
 
+/* A subfault's rupture time (time_shift; NaN: 0) against the reconvolution's record of nfft
+ * samples of dt seconds: the shift is a circular phase shift there, so a time below 0 or of
+ * nfft·dt or more would wrap around silently. AXB_ERR_RANGE naming @p name. */
+axb_status axb_extract_check_rupture_time(const char *name, double time_shift, int64_t nfft, double dt, axb_error *err);
+
 /* Turns one pair's raw traces [ncomp][nt] into output samples out [ncomp][npts]: reconvolution
  * with the source's slip rate (if the plan reconvolves), resampling, differentiation, cut. */
 axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out, axb_error *err);

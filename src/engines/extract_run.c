@@ -208,6 +208,18 @@ static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair
     return AXB_OK;
 }
 
+axb_status axb_extract_check_rupture_time(const char *name, double time_shift, int64_t nfft, double dt, axb_error *err)
+{
+    const double ts = isnan(time_shift) ? 0.0 : time_shift, period = (double)nfft * dt;
+    AXB_CHECK(err, isfinite(ts), AXB_ERR_RANGE, "'%s': rupture time is not a finite number", name);
+    AXB_CHECK(err, ts >= 0.0, AXB_ERR_RANGE, "'%s': rupture time %g s is negative", name, ts);
+    AXB_CHECK(err, ts < period, AXB_ERR_RANGE,
+              "'%s': rupture time %g s is not shorter than the database's record length %g s (nfft %lld x dt %g "
+              "s), beyond which it would wrap around to the start",
+              name, ts, period, (long long)nfft, dt);
+    return AXB_OK;
+}
+
 axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *sub, const axb_receiver *rec,
                               double *out, axb_error *err)
 {
@@ -216,9 +228,14 @@ axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *
     AXB_CHECK(err, p->opts.reconvolve_stf && !p->opts.remove_source_shift, AXB_ERR_ARG,
               "finite sources need a plan with STF reconvolution and without source-shift removal");
     AXB_CHECK(err, n >= 1, AXB_ERR_ARG, "a finite source needs at least one point source");
-    for (int64_t k = 0; k < n; k++)
+    for (int64_t k = 0; k < n; k++) {
         AXB_CHECK(err, sub[k].type == AXB_SRC_MOMENT, AXB_ERR_ARG,
                   "point source %lld of the finite source is not a moment tensor", (long long)k);
+        /* library callers too: the job path checks the same when it resamples (extract_faults.c) */
+        if (axb_extract_check_rupture_time(sub[k].name, sub[k].time_shift, axb_reconv_plan_nfft(p->reconv), p->info->dt,
+                                           err))
+            return axb_error_prefix(err, "point source %lld", (long long)k);
+    }
     axb_pair_ref *refs = malloc((size_t)n * sizeof *refs);
     double *sum = calloc((size_t)p->ncomp * (size_t)p->nt, sizeof *sum);
     axb_status st = AXB_OK;
