@@ -34,6 +34,7 @@ import math
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,15 @@ INSTASEIS = re.compile(r"seismograms_per_second=([0-9.]+)")
 
 def mpirun(n, args):
     return ["mpirun", "-n", str(n)] + args if n > 1 else args
+
+
+def timed_run(cmd):
+    """run(cmd), with the CPU seconds (user + system) of everything it started and its wall time."""
+    before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    out = run(cmd)
+    wall, after = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, {"cpu_s": cpu, "wall_s": wall, "busy": cpu / (wall * (os.cpu_count() or 1))}
 
 
 def info(axb, db):
@@ -133,10 +143,10 @@ def bench_db(a, db, work, rng):
         for n in ranks:
             dst = os.path.join(work, f"{name}-repack")
             drop(files)
-            out = run(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode))
+            out, use = timed_run(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode))
             m = REPACK.search(out)
             row = {"mode": " ".join(mode), "ranks": n, "seconds": float(m.group(1)), "read_mb_s": float(m.group(2)),
-                   "written_mb_s": float(m.group(3)), "decode": decoded(out), "encode": encoded(out)}
+                   "written_mb_s": float(m.group(3)), "decode": decoded(out), "encode": encoded(out), "cpu": use}
             row["of_cold_read"] = row["read_mb_s"] / r["cold_read_mb_s"]
             r["repack"].append(row)
             print(f"  repack {row['mode']} {n} rank(s): {row['read_mb_s']:.0f} MB/s read "
@@ -159,11 +169,11 @@ def bench_db(a, db, work, rng):
                 for n in ranks:
                     dst = os.path.join(work, f"{name}-throttled")
                     drop(files)
-                    out = run(disk.wrap(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode)))
+                    out, use = timed_run(disk.wrap(mpirun(n, [axb, "repack", db, dst, "--force", "-q"] + mode)))
                     m = REPACK.search(out)
                     secs = float(m.group(1))
                     row = {"mode": " ".join(mode), "ranks": n, "seconds": secs, "input_mb_s": size_mb / secs,
-                           "decode": decoded(out), "encode": encoded(out)}
+                           "decode": decoded(out), "encode": encoded(out), "cpu": use}
                     row["of_disk"] = row["input_mb_s"] / t["read_mb_s"]
                     t["repack"].append(row)
                     shutil.rmtree(dst, ignore_errors=True)
@@ -236,35 +246,44 @@ def bench_db(a, db, work, rng):
     return r
 
 
+def busy(p):
+    """A repack's CPU seconds over its whole process (start-up included) and the share of the
+    machine's cores they kept busy: near 100 % the run is CPU-bound, and only more cores help."""
+    c = p.get("cpu")
+    return f"{c['cpu_s']:.1f} ({100 * c['busy']:.0f} %)" if c else "–"
+
+
 def report(results, a):
     L = [f"Measured {time.strftime('%Y-%m-%d')} by `bench/realdata_bench.py{' --quick' if a.quick else ''}` "
          f"({a.pairs} random pairs or about as many events × stations per extraction; best of "
-         f"{1 if a.quick else 2} runs; 2-core machine).", ""]
+         f"{1 if a.quick else 2} runs; {os.cpu_count()}-core machine).", ""]
     for r in results:
         L += [f"### {r['name']} ({r['kind']}, {r['elements']} elements, {r['samples']} samples, "
               f"{r['size_mb']:.0f} MB, deflate {r['deflate']})", "",
               f"Cold sequential read of the files: **{r['cold_read_mb_s']:.0f} MB/s**.", "",
               "| repack | ranks | input MB/s | of the cold read | written MB/s | decode s: read (wall) / checksum / "
-              "inflate / unshuffle / transpose (CPU) | write side s: compress (CPU) / exchange / write / sync |",
-              "|---|---|---|---|---|---|---|"]
+              "inflate / unshuffle / transpose (CPU) | write side s: compress (CPU) / exchange / write / sync | "
+              "process CPU s (cores busy) |",
+              "|---|---|---|---|---|---|---|---|"]
         for p in r["repack"]:
             d, w = p["decode"], p.get("encode")
             split = (f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f} / {d['unshuffle']:.2f} / "
                      f"{d['transpose']:.2f} ({d['threads']} threads)") if d else "–"
             wsplit = (f"{w['compress']:.2f} / {w['exchange']:.2f} / {w['write']:.2f} / {w['sync']:.2f}") if w else "–"
             L.append(f"| `{p['mode']}` | {p['ranks']} | {p['read_mb_s']:.0f} | {p['of_cold_read']:.2f} | "
-                     f"{p['written_mb_s']:.0f} | {split} | {wsplit} |")
+                     f"{p['written_mb_s']:.0f} | {split} | {wsplit} | {busy(p)} |")
         for t in r.get("throttled", []):
             L += ["", f"Against a disk of {t['mbps']} MB/s (this machine's disk throttled by the kernel's block "
                   f"throttle; its cold sequential read of the files: **{t['read_mb_s']:.0f} MB/s**):", "",
                   "| repack | ranks | input MB/s (whole run) | of the disk's cold read | decode s: read (wall) / "
-                  "checksum / inflate (CPU) | write side s: compress (CPU) / exchange / write / sync |", "|---|---|---|---|---|---|"]
+                  "checksum / inflate (CPU) | write side s: compress (CPU) / exchange / write / sync | process CPU s "
+                  "(cores busy) |", "|---|---|---|---|---|---|---|"]
             for p in t["repack"]:
                 d, w = p["decode"], p.get("encode")
                 split = f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f}" if d else "–"
                 wsplit = (f"{w['compress']:.2f} / {w['exchange']:.2f} / {w['write']:.2f} / {w['sync']:.2f}") if w else "–"
                 L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} | {split} | "
-                         f"{wsplit} |")
+                         f"{wsplit} | {busy(p)} |")
         nev, nsta = r["bulk_shape"]
         L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads |",
               "|---|---|---|---|---|---|"]

@@ -36,6 +36,8 @@ for p in r["repack"]:
     # every chunk of the 5 variables decoded once at least: 1452 chunks of 56 points per variable
     check(d is not None and d["chunks"] >= 5 * 1452 and d["inflate"] > 0 and d["checksum"] > 0,
           f"repack {p['mode']} decode split {d}")
+    c = p.get("cpu")
+    check(c is not None and c["cpu_s"] > 0 and 0 < c["busy"] <= 1.05, f"repack {p['mode']} CPU use {c}")
     w = p["encode"]
     check(w is not None and w["write"] > 0 and (w["compress"] > 0) == (p["mode"] == "--deflate 2"),
           f"repack {p['mode']} write split {w}")
