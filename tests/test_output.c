@@ -2,6 +2,9 @@
  * component, sample), written by rows distributed round-robin or in reverse blocks, must read back
  * exactly (float64) or as their float32 rounding (float32) through plain serial HDF5, with every
  * attribute and table; the .partial/commit protocol and every refusal must hold on all ranks. */
+#define _GNU_SOURCE /* fallocate */
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "axibulk/output.h"
@@ -609,6 +613,72 @@ static void write_and_check(check_ctx *T, const char *dir, const char *name, axb
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Whether this directory's file system can reserve blocks (fallocate); probed on a file of its own. */
+static bool can_reserve(const char *dir)
+{
+    char probe[600];
+    snprintf(probe, sizeof probe, "%s/reserve.probe", dir);
+    const int fd = open(probe, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0) return false;
+    const bool ok = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1 << 20) == 0;
+    close(fd);
+    unlink(probe);
+    return ok;
+}
+
+/* A new bulk file has the disk blocks of all its rows before the first row is written (random
+ * row order would otherwise allocate them piecemeal), and its data are the same afterwards. */
+static void check_reserved(check_ctx *T, const char *dir, int size)
+{
+    fixture fx;
+    make_fixture(&fx, false);
+    char path[600], partial[640];
+    snprintf(path, sizeof path, "%s/reserved.h5", dir);
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    axb_output_desc d = make_desc(&fx, path, AXB_OUT_BULK, AXB_FLOAT64, "ZNE");
+    d.nsamples = 8000; /* 2.3 MB of rows against some KB of metadata and tables */
+    const double want = (double)NROWS * 3 * d.nsamples * sizeof(double);
+    axb_output *o = NULL;
+    axb_error err = AXB_ERROR_INIT;
+    axb_status st = axb_output_create(MPI_COMM_WORLD, &d, &o, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    if (st != AXB_OK) return;
+    if (T->rank == 0) {
+        struct stat sb;
+        if (!can_reserve(dir))
+            printf("reserved.h5: this file system has no fallocate: the reservation is not checked\n");
+        else
+            CHECK_MSG(T, stat(partial, &sb) == 0 && (double)sb.st_blocks * 512 >= want,
+                      "%.0f bytes allocated before any row was written, the rows need %.0f", (double)sb.st_blocks * 512,
+                      want);
+    }
+    double *data = malloc((size_t)NROWS * 3 * (size_t)d.nsamples * sizeof *data);
+    int64_t rows[NROWS];
+    int64_t n = 0;
+    for (int64_t r = NROWS - 1; r >= 0; r--)
+        if (r % size == T->rank) rows[n++] = r;
+    for (int64_t k = 0; data && k < n; k++)
+        for (int c = 0; c < 3; c++)
+            for (int64_t t = 0; t < d.nsamples; t++) data[(k * 3 + c) * d.nsamples + t] = value(rows[k], c, t);
+    st = data ? axb_output_write(o, n, rows, data, &err) : AXB_ERR_NOMEM;
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    st = axb_output_close(&o, st == AXB_OK, &err);
+    CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    if (T->rank == 0 && st == AXB_OK && data) {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hsize_t dims[3] = {NROWS, 3, (hsize_t)d.nsamples};
+        CHECK(T, axb_h5_read(f, "seismograms", H5T_NATIVE_DOUBLE, 3, dims, data, &err) == AXB_OK);
+        long bad = 0;
+        for (int64_t r = 0; r < NROWS; r++)
+            for (int c = 0; c < 3; c++)
+                for (int64_t t = 0; t < d.nsamples; t++) bad += data[(r * 3 + c) * d.nsamples + t] != value(r, c, t);
+        CHECK_MSG(T, bad == 0, "%ld values misplaced", bad);
+        H5Fclose(f);
+    }
+    free(data);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Sources with one origin time give rows with equal names under "synthetic": the tag names the
  * source; a repeated pair falls back to the row. */
 static void check_tag_levels(check_ctx *T, const char *dir, int size)
@@ -1015,6 +1085,7 @@ int main(int argc, char **argv)
     write_and_check(&T, dir, "asdf64.h5", AXB_OUT_ASDF, AXB_FLOAT64, "ZNE", REVERSE_BLOCKS, size);
     write_and_check(&T, dir, "asdf32.h5", AXB_OUT_ASDF, AXB_FLOAT32, "ZRT", ROUND_ROBIN, size);
     check_tag_levels(&T, dir, size);
+    check_reserved(&T, dir, size);
     check_many_runs(&T, dir, size);
     check_refusals(&T, dir, size);
     check_resume_site(&T, dir);

@@ -1,13 +1,17 @@
 /* The bulk layout: all seismograms in one (rows, components, samples) array, written by every rank
  * in one collective transfer per call, with the source and receiver tables beside it
  * (docs/output-format.md). */
+#define _GNU_SOURCE /* fallocate */
 #include "io/output/out_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/agree.h"
 #include "core/mpi_check.h"
@@ -238,6 +242,28 @@ static axb_status direct_target(axb_output *o, bulk_impl *b, axb_error *err)
     return AXB_OK;
 }
 
+/* Rank 0, at creation: the disk blocks of /seismograms, reserved at once. Rows arrive in the
+ * order their elements are read, not in row order, and a file system that allocates each row's
+ * blocks as it comes spends more on random writes into a hole than on the copy (ext4: 4.0 against
+ * 2.6 µs per 3.5 KB row) and leaves the file in fragments for whoever reads it next. Only a full
+ * disk is an error: a file system without fallocate (some parallel ones) just allocates as
+ * before. */
+static axb_status reserve_blocks(const axb_output *o, hid_t seis, axb_error *err)
+{
+    int64_t addr = 0;
+    const hsize_t bytes = H5Dget_storage_size(seis);
+    if (!axb_h5_contiguous_offset(seis, &addr) || bytes == 0) return AXB_OK;
+    const int fd = open(o->partial, O_WRONLY);
+    if (fd < 0) return AXB_OK; /* the writes that follow report whatever is wrong */
+    const int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)addr, (off_t)bytes);
+    const int e = errno;
+    close(fd);
+    if (rc != 0 && (e == ENOSPC || e == EDQUOT))
+        return axb_error_set(err, AXB_ERR_RESOURCE, "dataset 'seismograms': not enough free disk for %.3f GB: %s",
+                             (double)bytes / 1e9, strerror(e));
+    return AXB_OK;
+}
+
 static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error *err)
 {
     bulk_impl *b = malloc(sizeof *b);
@@ -248,6 +274,7 @@ static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error
     hsize_t dims[3] = {(hsize_t)o->nrows, (hsize_t)o->ncomp, (hsize_t)o->nsamples};
     hid_t ftype = o->precision == AXB_FLOAT32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     AXB_TRY(axb_h5out_dataset(o->file, "seismograms", ftype, 3, dims, &b->seis, err));
+    AXB_TRY(reserve_blocks(o, b->seis, err));
     AXB_TRY(write_seis_attrs(o, d, b->seis, err));
     AXB_TRY(write_table(o, "row_source", H5T_NATIVE_INT64, o->nrows, d->row_source, NULL, err));
     AXB_TRY(write_table(o, "row_receiver", H5T_NATIVE_INT64, o->nrows, d->row_receiver, NULL, err));
