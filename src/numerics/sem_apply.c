@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "axibulk/sem.h"
-#include "numerics/vector_clones.h"
+#include "core/vector_clones.h"
 
 /* Five rows per pass over the accumulators (AxiSEM's np1): the sums stay in registers across
  * the rows and the accumulators are loaded and stored a fifth as often. */

@@ -1,7 +1,7 @@
 /* The element mappings of AxiSEM (finite_elem_mapping.f90 as the reference notes §2.4 give it). */
 #include <math.h>
 
-#include "numerics/vector_clones.h"
+#include "core/vector_clones.h"
 #include "axibulk/sem.h"
 
 void axb_sem_shape(const axb_mesh *m, int64_t e, axb_elem_shape *g)

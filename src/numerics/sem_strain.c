@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "axibulk/sem.h"
-#include "numerics/vector_clones.h"
+#include "core/vector_clones.h"
 
 typedef struct elem_ctx {
     int np1;
