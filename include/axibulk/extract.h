@@ -30,6 +30,10 @@ typedef enum axb_quantity {
     AXB_QUANTITY_ACCELERATION = 2
 } axb_quantity;
 
+/** Element data read per batch and rank when axb_extract_opts.batch_mb is 0 (MB): small enough that
+ *  a batch stays in the processor's caches between its read and its seismograms (docs/cli.md). */
+#define AXB_EXTRACT_BATCH_MB_DEFAULT 4
+
 typedef struct axb_extract_opts {
     char components[8];       /**< subset of "ZNERT" in output order; "" = database default */
     axb_quantity quantity;    /**< displacement, velocity or acceleration */
@@ -37,7 +41,7 @@ typedef struct axb_extract_opts {
     int kernelwidth;          /**< Lanczos kernel half-width a (samples of the database dt) */
     bool remove_source_shift; /**< start at the origin time (drop samples before the STF peak) */
     bool reconvolve_stf;      /**< convolve with each source's own sliprate (excludes the above) */
-    int64_t batch_mb;         /**< element data read per batch (MB); bounds memory; 0: 4 (fits the caches) */
+    int64_t batch_mb;         /**< element data read per batch (MB); bounds memory; 0: AXB_EXTRACT_BATCH_MB_DEFAULT */
     int64_t cache_mb;         /**< element blocks kept across calls of one plan (MB, per rank; 0: none).
                                      Serves repeats in finite-fault batches and in the library's pair
                                      calls; the partitioned job path reads each element once anyway. */

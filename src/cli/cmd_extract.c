@@ -301,7 +301,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     a.dt = NAN;
     a.checkpoint = 10;
     a.kernelwidth = 12;
-    a.batch_mb = 4;
+    a.batch_mb = AXB_EXTRACT_BATCH_MB_DEFAULT;
     a.cache_mb = 256;
     a.threads = -1;
     a.filter_order = 4;

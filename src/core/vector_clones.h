@@ -1,8 +1,8 @@
 /* AXB_VECTOR_CLONES: a hot loop compiled twice, for the x86-64 baseline (SSE2: two doubles per
  * instruction) and for AVX2 (four; eight 32-bit integers), the one matching the CPU chosen when
- * the program loads (GCC's target_clones). A cluster binary is built once for many node types, so -march=native
- * is not an option; FMA is not enabled, so both versions round the same way and results do not
- * depend on the node. Elsewhere (other compilers, other CPUs, sanitizer builds) it is empty. */
+ * the program loads (GCC's target_clones). A cluster binary is built once for many node types,
+ * so -march=native is not an option; FMA is not enabled, so both versions round the same way and
+ * results do not depend on the node. Elsewhere (other compilers, other CPUs, sanitizer builds) it is empty. */
 #ifndef AXB_CORE_VECTOR_CLONES_H
 #define AXB_CORE_VECTOR_CLONES_H
 

@@ -115,7 +115,7 @@ static axb_status job_open(MPI_Comm comm, const axb_extract_job *job, FILE *prog
      * quarter of the chunks was decoded twice). Else the default small cache, whose slots stay
      * in the processor's caches. */
     if (axb_db_get_threads(c->db) > 1) {
-        const int64_t mb = 2 * (job->opts.batch_mb > 0 ? job->opts.batch_mb : 4);
+        const int64_t mb = 2 * (job->opts.batch_mb > 0 ? job->opts.batch_mb : AXB_EXTRACT_BATCH_MB_DEFAULT);
         axb_db_set_bulk_cache(c->db, (mb > 128 ? mb : 128) << 20);
     }
     AXB_TRY(axb_agree(comm, axb_extract_plan_create(c->db, &job->opts, &c->plan, err), err));

@@ -98,7 +98,7 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
     p->np1 = p->info->npol + 1;
     p->nt = p->info->ndumps;
     axb_status st = check_components(p, err);
-    if (!st && p->opts.batch_mb <= 0) p->opts.batch_mb = 4; /* fits the processor caches: docs/cli.md */
+    if (!st && p->opts.batch_mb <= 0) p->opts.batch_mb = AXB_EXTRACT_BATCH_MB_DEFAULT;
     if (!st) {
         axb_time_params tp = {p->info->dt,
                               p->nt,
