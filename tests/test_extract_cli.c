@@ -102,6 +102,55 @@ static bool exists(const char *p)
     return stat(p, &sb) == 0;
 }
 
+/* 1d. a batch's pairs computed by the rank's worker threads: 5,000 rows, 4,500 of them from one
+ * source (one element whose rows fill more than a batch, so the worker ranges split it and its
+ * block is carried into the next batch) and 500 from sources spread over the mesh. With three
+ * threads, every rank reads the next batch while its workers compute; the rows must be those of
+ * one thread, bit for bit, on both layouts. */
+static void threaded_batches(check_ctx *T, const char *dir)
+{
+    char path[1100], outs[2][1100];
+    snprintf(path, sizeof path, "%s/many.txt", dir);
+    enum { N = 5000, LINE = 128 };
+    char *text = malloc((size_t)N * LINE);
+    CHECK(T, text != NULL);
+    if (!text) return;
+    size_t len = 0;
+    unsigned seed = 12345;
+    for (int k = 0; k < N; k++) {
+        seed = seed * 1103515245u + 12345u;
+        const double rlat = (double)(seed >> 8 & 0xffff) / 65535.0 * 170.0 - 85.0;
+        seed = seed * 1103515245u + 12345u;
+        const double rlon = (double)(seed >> 8 & 0xffff) / 65535.0 * 360.0 - 180.0;
+        const double slat = k < 4500 ? 10.0 : rlon / 2.5, slon = k < 4500 ? 20.0 : rlat * 2.0;
+        const double depth = k < 4500 ? 30000.0 : 1000.0 + (double)(k % 37) * 2500.0;
+        len += (size_t)snprintf(text + len, LINE, "mt %.4f %.4f %.0f 1e18 -1e18 2e17 3e17 -4e17 5e17 %.4f %.4f\n", slat,
+                                slon, depth, rlat, rlon);
+    }
+    test_write_text(T->rank, path, text);
+    free(text);
+    const char *dbs[2] = {DB, MERGED};
+    for (int d = 0; d < 2; d++) {
+        if (!exists(dbs[d])) continue;
+        const char *threads[2] = {"1", "3"};
+        for (int t = 0; t < 2; t++) {
+            snprintf(outs[t], sizeof outs[t], "%s/many_%d_t%s.h5", dir, d, threads[t]);
+            const char *a[] = {"extract",     "--db",    dbs[d],      "--pairs",  path, "--components", "ZNE",
+                               "--precision", "float64", "--threads", threads[t], "-o", outs[t],        "-q"};
+            CHECK(T, run_cli(a, 14) == 0);
+        }
+        if (T->rank == 0) {
+            double *x = NULL, *y = NULL;
+            int64_t d1[3], d2[3];
+            const int64_t n1 = read_bulk(outs[0], &x, d1), n2 = read_bulk(outs[1], &y, d2);
+            CHECK_MSG(T, n1 > 0 && d1[0] == N && n1 == n2 && !memcmp(x, y, (size_t)n1 * sizeof *x),
+                      "%s: three threads changed the result", dbs[d]);
+            free(x);
+            free(y);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -214,6 +263,8 @@ int main(int argc, char **argv)
             free(z);
         }
     }
+
+    threaded_batches(&T, dir);
 
     /* 1b. a zero-phase lowpass through the command equals the unfiltered rows filtered with the
      * filter module (tested on its own against its transfer function) */

@@ -224,12 +224,18 @@ int main(int argc, char **argv)
         "extract bulk (merged layout)",
         {"extract", "--db", merged, "--cmt", cmt, "--stations", sta, "-o", bulk, "--threads", "1", "-q", NULL},
         bulk};
+    /* two threads per rank: the next batch is read (collectively) while the workers compute */
+    const step bulk_threads = {"extract bulk (merged layout, two threads)",
+                               {"extract", "--db", merged, "--cmt", cmt, "--stations", sta, "-o", bulk, "--threads",
+                                "2", "--checkpoint", "0", "-q", NULL},
+                               bulk};
     const step asdf_step = {"extract asdf",
                             {"extract", "--db", merged, "--cmt", cmt, "--stations", sta, "-o", asdf, "--format", "asdf",
                              "--threads", "1", "--checkpoint", "0", "-q", NULL},
                             asdf};
     sweep(&T, &bulk_orig, rank, size, stride);
     sweep(&T, &bulk_merged, rank, size, stride);
+    sweep(&T, &bulk_threads, rank, size, stride);
     sweep(&T, &asdf_step, rank, size, stride);
 
     MPI_Barrier(MPI_COMM_WORLD);

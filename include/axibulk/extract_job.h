@@ -76,8 +76,8 @@ typedef struct axb_extract_job {
     bool independent_reads;        /**< independent instead of collective MPI-IO element reads */
     bool cold_batches;             /**< drop the database files' page cache before every batch read
                                      (cold-cache benchmarks of unbuffered access) */
-    int threads;                   /**< per rank, for decoding original-layout chunks (0: default,
-                                     axb_db_set_threads) */
+    int threads;                   /**< per rank, computing each batch's seismograms and decoding
+                                     original-layout chunks (0: default, axb_db_set_threads) */
     const axb_filter_spec *filter; /**< applied to every trace after time processing; NULL: none */
     bool resume;                   /**< finish the unfinished OUTPUT.partial of an earlier identical run */
     /** Seconds between checkpoints (axb_output_desc.checkpoint_seconds): the output flushed and its

@@ -75,7 +75,8 @@ static void set_options(extract_args *a, axb_opt *o)
         {"write-mode", 0, AXB_OPT_STRING, &a->write_mode, "M",
          "auto (default: independent on one node, else collective), collective or independent"},
         {"threads", 0, AXB_OPT_INT, &a->threads, "N",
-         "threads per rank decoding original-layout chunks (default: the rank's cores)"},
+         "threads per rank computing seismograms and decoding original-layout chunks (default: the rank's "
+         "cores)"},
         {"cold-batches", 0, AXB_OPT_FLAG, &a->cold_batches, NULL,
          "drop the database's page cache before every batch read (cold-cache benchmarks)"},
         {"lowpass", 0, AXB_OPT_STRING, &a->lowpass, "F", "Butterworth lowpass, corner F Hz (docs/filters.md)"},

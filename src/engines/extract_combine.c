@@ -10,14 +10,14 @@
 #include "engines/extract_internal.h"
 
 /* The strain operators of PX and/or PZ on this element (displ_only, moment tensors). */
-static void element_ops(axb_extract_plan *p, axb_elem_state *es)
+static void element_ops(const axb_extract_plan *p, axb_extract_lane *ln, axb_elem_state *es)
 {
     const axb_db_info *in = p->info;
     axb_elem_shape g;
     axb_sem_shape(p->mesh, es->elem, &g);
     const bool axis = p->mesh->axis[es->elem] != 0;
-    if (p->need_px) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], p->op_x, p->op_scratch);
-    if (p->need_pz) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], p->op_z, p->op_scratch);
+    if (p->need_px) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], ln->op_x, ln->op_scratch);
+    if (p->need_pz) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], ln->op_z, ln->op_scratch);
     es->have_strain = true;
 }
 
@@ -62,8 +62,8 @@ static void horizontals(const axb_extract_plan *p, const axb_loc *loc, const dou
 
 /* Moment tensor on a reciprocal database from stored strain at a point (strain_only): Voigt strain of
  * PZ (ez) and PX (ex). */
-static void combine_mt(const axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
-                       const double *ez, const double *ex, double *raw)
+static void combine_mt(const axb_extract_plan *p, axb_extract_lane *ln, const axb_source *src, const axb_receiver *rec,
+                       const axb_loc *loc, const double *ez, const double *ex, double *raw)
 {
     const int64_t nt = p->nt;
     double m[6];
@@ -73,7 +73,7 @@ static void combine_mt(const axb_extract_plan *p, const axb_source *src, const a
         for (int64_t t = 0; t < nt; t++)
             Z[t] = m[0] * ez[t] + m[1] * ez[nt + t] + m[2] * ez[2 * nt + t] + 2 * m[4] * ez[4 * nt + t];
     if (!p->need_px) return;
-    double *A = p->traces, *B = A + nt;
+    double *A = ln->traces, *B = A + nt;
     for (int64_t t = 0; t < nt; t++) {
         A[t] = m[0] * ex[t] + m[1] * ex[nt + t] + m[2] * ex[2 * nt + t] + 2 * m[4] * ex[4 * nt + t];
         B[t] = 2 * m[3] * ex[3 * nt + t] + 2 * m[5] * ex[5 * nt + t];
@@ -86,20 +86,20 @@ static void combine_mt(const axb_extract_plan *p, const axb_source *src, const a
  * weight per stored row (what Instaseis computes as strain at every point and sample, then
  * interpolation, then the contraction, in another order of the same sums). Dipole runs get
  * Instaseis' sign flip of E3 and E5. */
-static void element_mt(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, const axb_elem_state *es,
-                       const double *wxi, const double *weta, double *raw)
+static void element_mt(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair, const axb_loc *loc,
+                       const axb_elem_state *es, const double *wxi, const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
     const int np1 = p->np1;
     const int64_t nt = p->nt, n = (int64_t)np1 * np1, ncol = 3 * n;
     double m[6];
     db_tensor(p, pair->src, pair->rec, loc, m);
-    double *I = p->op_interp, *wa = p->op_weights, *wb = wa + ncol;
+    double *I = ln->op_interp, *wa = ln->op_weights, *wb = wa + ncol;
     double *Z = comp_out(p, raw, 'Z');
     if (Z) {
         static const int used[4] = {0, 1, 2, 4};
         for (int k = 0; k < 4; k++)
-            axb_sem_interpolate(np1, ncol, p->op_z + used[k] * n * ncol, wxi, weta, I + used[k] * ncol);
+            axb_sem_interpolate(np1, ncol, ln->op_z + used[k] * n * ncol, wxi, weta, I + used[k] * ncol);
         /* PZ stores u_s and u_z: the operator's columns of components 0 and 2 */
         for (int64_t r = 0; r < n; r++)
             for (int c = 0; c < 2; c++) {
@@ -111,13 +111,13 @@ static void element_mt(axb_extract_plan *p, const axb_pair_ref *pair, const axb_
         axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out, false);
     }
     if (!p->need_px) return;
-    for (int k = 0; k < 6; k++) axb_sem_interpolate(np1, ncol, p->op_x + k * n * ncol, wxi, weta, I + k * ncol);
+    for (int k = 0; k < 6; k++) axb_sem_interpolate(np1, ncol, ln->op_x + k * n * ncol, wxi, weta, I + k * ncol);
     const double f = in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE ? -1.0 : 1.0;
     for (int64_t q = 0; q < ncol; q++) {
         wa[q] = m[0] * I[q] + m[1] * I[ncol + q] + m[2] * I[2 * ncol + q] + 2 * m[4] * I[4 * ncol + q];
         wb[q] = f * (2 * m[3] * I[3 * ncol + q] + 2 * m[5] * I[5 * ncol + q]);
     }
-    double *A = p->traces, *B = A + nt;
+    double *A = ln->traces, *B = A + nt;
     const double *w[2] = {wa, wb};
     double *out[2] = {A, B};
     axb_sem_apply_rows(ncol, nt, es->block + in->var_offset[AXB_SIM_PX] * n * nt, 2, w, out, false);
@@ -162,8 +162,9 @@ static void add_var(const axb_extract_plan *p, const float *block, int v, const 
 }
 
 /* Force on a reciprocal database (§2.10), from interpolated displacement of PZ (s, z) and PX. */
-static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
-                          const float *block, const double *wxi, const double *weta, double *raw)
+static void combine_force(const axb_extract_plan *p, axb_extract_lane *ln, const axb_source *src,
+                          const axb_receiver *rec, const axb_loc *loc, const float *block, const double *wxi,
+                          const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
     const int64_t nt = p->nt;
@@ -179,7 +180,7 @@ static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_
     if (!p->need_px) return;
     /* R keeps Instaseis' sign for forces (opposite to moment tensors, notes §2.10) */
     const int o = in->var_offset[AXB_SIM_PX];
-    double *r = p->traces, *tt = r + nt;
+    double *r = ln->traces, *tt = r + nt;
     add_var(p, block, o, wxi, weta, f[0], r, false);
     add_var(p, block, o + 2, wxi, weta, f[2], r, true);
     add_var(p, block, o + 1, wxi, weta, f[1], tt, false);
@@ -195,8 +196,9 @@ static void combine_force(axb_extract_plan *p, const axb_source *src, const axb_
 }
 
 /* Moment tensor on a forward database (§2.11). */
-static void combine_forward(axb_extract_plan *p, const axb_source *src, const axb_receiver *rec, const axb_loc *loc,
-                            const float *block, const double *wxi, const double *weta, double *raw)
+static void combine_forward(const axb_extract_plan *p, axb_extract_lane *ln, const axb_source *src,
+                            const axb_receiver *rec, const axb_loc *loc, const float *block, const double *wxi,
+                            const double *weta, double *raw)
 {
     const axb_db_info *in = p->info;
     const int64_t nt = p->nt;
@@ -209,7 +211,7 @@ static void combine_forward(axb_extract_plan *p, const axb_source *src, const ax
     const double wsz[3][10] = {{m[0], 0, m[1] + m[2], 0, a1, 0, 0, b1, 0, 0},
                                {0, 0, 0, 0, 0, a2, 0, 0, b2, 0},
                                {0, m[0], 0, m[1] + m[2], 0, 0, a1, 0, 0, b1}};
-    double *u[3] = {p->traces, p->traces + nt, p->traces + 2 * nt}; /* u_s, u_φ, u_z */
+    double *u[3] = {ln->traces, ln->traces + nt, ln->traces + 2 * nt}; /* u_s, u_φ, u_z */
     for (int k = 0; k < 3; k++) {
         bool started = false;
         for (int v = 0; v < 10; v++)
@@ -235,8 +237,8 @@ static void combine_forward(axb_extract_plan *p, const axb_source *src, const ax
     }
 }
 
-axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, axb_elem_state *es,
-                           const float *point, double *raw, axb_error *err)
+axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair,
+                           const axb_loc *loc, axb_elem_state *es, const float *point, double *raw, axb_error *err)
 {
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
@@ -245,27 +247,27 @@ axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const 
         AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "forward databases take moment tensors only, not forces");
         double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
         weights(p, es->elem, loc, wxi, weta);
-        combine_forward(p, src, pair->rec, loc, es->block, wxi, weta, raw);
+        combine_forward(p, ln, src, pair->rec, loc, es->block, wxi, weta, raw);
         return AXB_OK;
     }
     if (!p->mesh->has_elements) {
         AXB_CHECK(err, !force, AXB_ERR_UNSUPPORTED, "force sources need a displ_only database (this one is %s)",
                   axb_dump_type_name(in->dump));
         /* the stored strain, 12 traces; combine_mt's sums go to the two after them */
-        double *ez = p->traces + 2 * p->nt, *ex = ez + 6 * p->nt;
+        double *ez = ln->traces + 2 * p->nt, *ex = ez + 6 * p->nt;
         const int off_x = 0, off_z = in->has_sim[AXB_SIM_PX] ? 6 : 0;
         if (p->need_pz) point_strain(p, point, off_z, ez);
         if (p->need_px) point_strain(p, point, off_x, ex);
-        combine_mt(p, src, pair->rec, loc, ez, ex, raw);
+        combine_mt(p, ln, src, pair->rec, loc, ez, ex, raw);
         return AXB_OK;
     }
     double wxi[AXB_NPOL_MAX + 1], weta[AXB_NPOL_MAX + 1];
     weights(p, es->elem, loc, wxi, weta);
     if (force) {
-        combine_force(p, src, pair->rec, loc, es->block, wxi, weta, raw);
+        combine_force(p, ln, src, pair->rec, loc, es->block, wxi, weta, raw);
         return AXB_OK;
     }
-    if (!es->have_strain) element_ops(p, es);
-    element_mt(p, pair, loc, es, wxi, weta, raw);
+    if (!es->have_strain) element_ops(p, ln, es);
+    element_mt(p, ln, pair, loc, es, wxi, weta, raw);
     return AXB_OK;
 }

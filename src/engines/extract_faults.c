@@ -35,7 +35,8 @@ axb_status axb_extract_subfaults_prepare(axb_job_ctx *c, axb_error *err)
 {
     const axb_extract_job *job = c->job;
     const double dt_db = axb_db_get_info(c->db)->dt;
-    const int64_t nfft = c->plan->reconv ? axb_reconv_plan_nfft(c->plan->reconv) : axb_db_get_info(c->db)->ndumps;
+    const axb_reconv_plan *rc = c->plan->lanes[0].reconv;
+    const int64_t nfft = rc ? axb_reconv_plan_nfft(rc) : axb_db_get_info(c->db)->ndumps;
     axb_status st = AXB_OK;
     c->subs.src = calloc((size_t)job->nsubfaults, sizeof *c->subs.src);
     if (!c->subs.src) st = axb_error_set(err, AXB_ERR_NOMEM, "%lld subfaults", (long long)job->nsubfaults);

@@ -11,6 +11,20 @@
 #include "engines/elem_cache.h"
 #include "numerics/kdtree.h"
 
+/* What one thread needs to compute pairs: the scratch of one pair and its element, and the
+ * re-convolution plan (which holds FFT buffers). Lane 0 serves the serial paths; a job computing
+ * a batch in the rank's worker threads uses one lane per worker (axb_extract_plan_lanes). */
+typedef struct axb_extract_lane {
+    double *op_x, *op_z;     /* [6][np1²][3·np1²] strain operators of PX / PZ (axb_sem_strain_operator) */
+    double *op_scratch;      /* [9][np1²][3·np1²] */
+    double *op_interp;       /* [6][3·np1²] one pair's strain operator at (ξ, η) */
+    double *op_weights;      /* [3][3·np1²] one pair's weights of the stored rows */
+    double *traces;          /* [14][nt] scratch traces of one pair */
+    double *raw;             /* [ncomp][nt] one pair before time processing */
+    double *time_work;       /* scratch of axb_time_plan_finish */
+    axb_reconv_plan *reconv; /* only when reconvolving */
+} axb_extract_lane;
+
 struct axb_extract_plan {
     axb_db *db;
     const axb_db_info *info;
@@ -22,22 +36,19 @@ struct axb_extract_plan {
     int np1;
     int64_t nt; /* database samples */
     axb_time_window win;
-    axb_time_plan *tplan;    /* Lanczos weights precomputed once */
-    axb_kdtree *tree;        /* element mid points, or stored points for strain_only */
-    axb_reconv_plan *reconv; /* only when reconvolving */
-    /* per-element scratch, sized once */
-    double *op_x, *op_z;  /* [6][np1²][3·np1²] strain operators of PX / PZ (axb_sem_strain_operator) */
-    double *op_scratch;   /* [9][np1²][3·np1²] */
-    double *op_interp;    /* [6][3·np1²] one pair's strain operator at (ξ, η) */
-    double *op_weights;   /* [3][3·np1²] one pair's weights of the stored rows */
-    double *traces;       /* [14][nt] scratch traces of one pair */
-    double *raw;          /* [ncomp][nt] one pair before time processing */
-    double *trace;        /* [nt] */
-    double *time_work;    /* scratch of axb_time_plan_finish */
+    axb_time_plan *tplan; /* Lanczos weights precomputed once */
+    axb_kdtree *tree;     /* element mid points, or stored points for strain_only */
+    double *deconv;       /* [nt] the database STF to divide out (reconvolving), for every lane's plan */
+    axb_extract_lane *lanes;
+    int nlanes;
     axb_elem_cache cache; /* made on first use by the plan-level path */
     bool cache_ready;
     axb_extract_stats stats;
 };
+
+/* Makes sure the plan has at least @p n lanes (FFTW planning: call from one thread, never while
+ * lanes compute). */
+axb_status axb_extract_plan_lanes(axb_extract_plan *p, int n, axb_error *err);
 
 /* Where a pair falls: element (displ_only) or stored point (strain_only), reference coordinates
  * and the azimuth in the database frame. */
@@ -61,8 +72,8 @@ typedef struct axb_elem_state {
 
 /* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose
  * element data is in @p es (displ_only) or whose point data is @p point ([nv][nt], strain_only). */
-axb_status axb_extract_raw(axb_extract_plan *p, const axb_pair_ref *pair, const axb_loc *loc, axb_elem_state *es,
-                           const float *point, double *raw, axb_error *err);
+axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair,
+                           const axb_loc *loc, axb_elem_state *es, const float *point, double *raw, axb_error *err);
 
 /* A subfault's rupture time (time_shift; NaN: 0) against the reconvolution's record of nfft
  * samples of dt seconds: the shift is a circular phase shift there, so a time below 0 or of
@@ -71,7 +82,8 @@ axb_status axb_extract_check_rupture_time(const char *name, double time_shift, i
 
 /* Turns one pair's raw traces [ncomp][nt] into output samples out [ncomp][npts]: reconvolution
  * with the source's slip rate (if the plan reconvolves), resampling, differentiation, cut. */
-axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *pair, double *raw, double *out, axb_error *err);
+axb_status axb_extract_finish(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair, double *raw,
+                              double *out, axb_error *err);
 
 /* A job's rows: sources, receivers and the row tables, the caller's or built by the engine from
  * the job's lists (extract_rows.c). */

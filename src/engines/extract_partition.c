@@ -15,6 +15,7 @@
 #include "core/mpi_check.h"
 #include "engines/batch_iter.h"
 #include "engines/extract_internal.h"
+#include "io/db/db_pool.h"
 
 /* Reading an element costs about as much as computing this many pairs from it (interpolation,
  * rotation and time processing of one pair vs. fetching and converting a block): the weight that
@@ -57,6 +58,65 @@ static axb_pair_ref pair_of(const axb_job_rows *t, int64_t r)
 /* ---------------------------------------------------------------------------------------------
  * 1-3: locate, split the elements, move the pairs */
 
+/* Records [k0, k1) located by a worker; bad: the first that fails (its error in err), or k1. */
+typedef struct locate_range {
+    const axb_job_ctx *c;
+    rec *m;
+    int64_t k0, k1, bad;
+    axb_error err;
+} locate_range;
+
+static void locate_range_run(void *arg, int worker) /* the ranges belong to locate_all */
+{
+    (void)worker;
+    locate_range *q = arg;
+    for (q->bad = q->k0; q->bad < q->k1; q->bad++) {
+        const axb_pair_ref ref = pair_of(&q->c->rows, q->m[q->bad].row);
+        if (axb_extract_locate(q->c->plan, &ref, &q->m[q->bad].loc, &q->err)) break;
+    }
+}
+
+/* Rows per range below which locating is not worth handing to threads. */
+#define MIN_LOCATE_ROWS 256
+
+/* Every record of m[n] located (their rows set), in the rank's workers when it has more than one
+ * thread; a failure names the first failing row. */
+static axb_status locate_all(const axb_job_ctx *c, rec *m, int64_t n, axb_error *err)
+{
+    const int threads = axb_db_get_threads(c->db);
+    int64_t nr = threads > 1 ? 4 * (int64_t)threads : 1;
+    if (nr > n / MIN_LOCATE_ROWS) nr = n / MIN_LOCATE_ROWS;
+    locate_range one = {.c = c, .m = m, .k0 = 0, .k1 = n, .bad = n},
+                 *q = nr >= 2 ? calloc((size_t)nr, sizeof *q) : NULL;
+    axb_pool *pool = NULL;
+    axb_task_group *g = NULL;
+    axb_status st = AXB_OK;
+    if (q) st = axb_db_worker_pool(c->db, &pool, err);
+    if (q && !st) st = axb_task_group_create(pool, &g, err);
+    int64_t sub = 0;
+    for (int64_t i = 0; q && i < nr && !st; i++) {
+        q[i] = (locate_range){.c = c, .m = m, .k0 = n * i / nr, .k1 = n * (i + 1) / nr};
+        st = axb_task_group_submit(g, locate_range_run, &q[i], err);
+        if (!st) sub++;
+    }
+    if (g) axb_task_group_wait(g);
+    axb_task_group_free(&g);
+    if (!q || (!st && sub == 0)) { /* one thread, a small block, or no memory for the ranges */
+        locate_range_run(&one, 0);
+        q = NULL;
+        sub = 0;
+    }
+    const locate_range *bad = one.bad < one.k1 ? &one : NULL;
+    for (int64_t i = 0; i < sub && !bad; i++)
+        if (q[i].bad < q[i].k1) bad = &q[i];
+    if (!st && bad) {
+        *err = bad->err;
+        st = axb_error_prefix(err, "row %lld", (long long)m[bad->bad].row);
+    }
+    free(q);
+    return st;
+}
+
 /* This rank's block of rows (less those on disk already) located, and count[unit] of them. */
 static axb_status locate_rows(const axb_job_ctx *c, int64_t *count, rec **mine, int64_t *nmine, axb_error *err)
 {
@@ -64,15 +124,10 @@ static axb_status locate_rows(const axb_job_ctx *c, int64_t *count, rec **mine, 
     *nmine = 0;
     *mine = malloc((size_t)(hi - lo + 1) * sizeof **mine);
     if (!*mine) return axb_error_set(err, AXB_ERR_NOMEM, "locations of %lld rows", (long long)(hi - lo));
-    for (int64_t r = lo; r < hi; r++) {
-        if (c->done && c->done[r]) continue;
-        const axb_pair_ref ref = pair_of(&c->rows, r);
-        rec *m = &(*mine)[*nmine];
-        m->row = r;
-        AXB_TRY_CTX(err, axb_extract_locate(c->plan, &ref, &m->loc, err), "row %lld", (long long)r);
-        count[m->loc.id]++;
-        (*nmine)++;
-    }
+    for (int64_t r = lo; r < hi; r++)
+        if (!c->done || !c->done[r]) (*mine)[(*nmine)++].row = r;
+    AXB_TRY(locate_all(c, *mine, *nmine, err));
+    for (int64_t k = 0; k < *nmine; k++) count[(*mine)[k].loc.id]++;
     return AXB_OK;
 }
 
@@ -170,7 +225,9 @@ static axb_status distribute(const axb_job_ctx *c, int64_t nunits, rec **recv, i
 
 /* A rank's batch loop: element blocks, the carried block, rows and their samples. Independent
  * writes, odd ranks one batch behind: each rank's rows then reach the file while the ranks of the
- * other parity compute, instead of all ranks queueing on the file at once. */
+ * other parity compute, instead of all ranks queueing on the file at once. Ranks with worker
+ * threads are all one batch behind, and when every rank has workers, reads are one batch ahead:
+ * the main thread writes the last batch and reads the next while the workers compute. */
 typedef struct batch_run {
     const rec *recv;
     axb_batch_iter it;
@@ -182,6 +239,11 @@ typedef struct batch_run {
     int64_t *ids, *next_ids, *rows, *rows2;
     double *data, *data2; /* late ranks: rows2/data2 hold the previous batch until written */
     int64_t npend;
+    axb_task_group *group; /* the batch's pairs in the rank's worker threads, or NULL: one thread */
+    bool pipelined;        /* every rank has workers: the next batch is read while they compute */
+    float *spare;          /* pipelined: the blocks of the batch read ahead (into next_ids' order) */
+    axb_batch ahead;       /* pipelined: that batch (empty when the rank has none left) */
+    bool ahead_any;
 } batch_run;
 
 /* AUTO: independent writes when every rank is on one node (MPI_COMM_TYPE_SHARED spans them all):
@@ -209,7 +271,9 @@ static axb_status use_independent_writes(const axb_job_ctx *c, bool *independent
 
 static void batch_run_free(batch_run *b)
 {
+    axb_task_group_free(&b->group);
     free(b->blocks);
+    free(b->spare);
     free(b->carry);
     free(b->ids);
     free(b->next_ids);
@@ -217,6 +281,16 @@ static void batch_run_free(batch_run *b)
     free(b->rows2);
     free(b->data);
     free(b->data2);
+}
+
+/* A rank with more than one thread computes each batch's pairs in its worker pool, the one it
+ * decodes chunks with (io/db/db_pool.h): a lane per worker and one for the helping main thread. */
+static axb_status start_workers(const axb_job_ctx *c, batch_run *b, axb_error *err)
+{
+    axb_pool *pool;
+    AXB_TRY(axb_db_worker_pool(c->db, &pool, err));
+    AXB_TRY(axb_extract_plan_lanes(c->plan, axb_pool_size(pool) + 1, err));
+    return axb_task_group_create(pool, &b->group, err);
 }
 
 static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t nrecv, batch_run *b, axb_error *err)
@@ -233,7 +307,8 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
     axb_batch_iter_init(&b->it, recv, nrecv, sizeof *recv, offsetof(rec, loc) + offsetof(axb_loc, id),
                         b->unit * (int64_t)sizeof(float), p->opts.batch_mb << 20, max_rows);
     AXB_TRY(use_independent_writes(c, &b->independent, err));
-    b->late = b->independent && c->rank % 2 == 1;
+    /* with worker threads, every rank writes a batch while its workers compute the next one */
+    b->late = b->independent && (c->rank % 2 == 1 || axb_db_get_threads(c->db) > 1);
     const int64_t per = b->it.max_units, nrows = b->it.max_items;
     b->blocks = malloc((size_t)(per * b->unit) * sizeof *b->blocks);
     b->carry = malloc((size_t)b->unit * sizeof *b->carry);
@@ -250,17 +325,73 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
         (b->late && (!b->rows2 || !b->data2)))
         st = axb_error_set(err, AXB_ERR_NOMEM, "batch buffers of %lld elements and %lld rows", (long long)per,
                            (long long)nrows);
-    return axb_agree(c->comm, st, err);
+    if (st == AXB_OK && axb_db_get_threads(c->db) > 1) st = start_workers(c, b, err);
+    AXB_TRY(axb_agree(c->comm, st, err));
+    /* reads may be collective: ranks read ahead all or none */
+    int mine = b->group != NULL, all = 0;
+    AXB_MPI_CHECK(st, err, MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm), "threads of every rank");
+    AXB_TRY(axb_agree(c->comm, st, err));
+    b->pipelined = all != 0;
+    if (b->pipelined) b->spare = malloc((size_t)(per * b->unit) * sizeof *b->spare);
+    return axb_agree(c->comm,
+                     !b->pipelined || b->spare ? AXB_OK
+                                               : axb_error_set(err, AXB_ERR_NOMEM,
+                                                               "read-ahead buffer of "
+                                                               "%lld elements",
+                                                               (long long)per),
+                     err);
 }
 
-/* Every pair of the batch, from the blocks read and the carried one; the block of an element that
- * continues in the next batch is kept. */
-static axb_status compute_batch(axb_job_ctx *c, batch_run *b, const axb_batch *bt, axb_error *err)
+/* Reads a batch's blocks (an empty read when it has none: reads may be collective). */
+static axb_status read_blocks(axb_job_ctx *c, batch_run *b, const axb_batch *bt, const int64_t *ids, float *blocks,
+                              axb_error *err)
 {
-    axb_extract_plan *p = c->plan;
-    int64_t u = -1;
+    if (c->job->cold_batches) axb_db_drop_page_cache(c->db); /* benchmarks: every batch from storage */
+    c->plan->stats.elements_read += bt->nread;
+    return b->elems ? axb_db_read_elements(c->db, bt->nread, ids, b->mode, blocks, err)
+                    : axb_db_read_points(c->db, bt->nread, ids, b->mode, blocks, err);
+}
+
+/* Pipelined: takes the next batch and reads it into the spare blocks. */
+static axb_status read_ahead(axb_job_ctx *c, batch_run *b, axb_error *err)
+{
+    b->ahead = (axb_batch){0};
+    b->ahead_any = axb_batch_next(&b->it, b->next_ids, &b->ahead);
+    return read_blocks(c, b, &b->ahead, b->next_ids, b->spare, err);
+}
+
+/* The rows the last batch kept back (late ranks), now written. */
+static axb_status flush_pending(axb_job_ctx *c, batch_run *b, axb_error *err)
+{
+    const int64_t n = b->npend;
+    b->npend = 0;
+    return n > 0 ? axb_output_write_local(c->out, n, b->rows2, b->data2, err) : AXB_OK;
+}
+
+/* The main thread's part of a batch while the workers compute it: the rows kept back from the
+ * last batch written, and (pipelined, unless this is the last round) the next batch read. Every
+ * rank reads, whatever failed before: the read may be collective. */
+static axb_status overlap_io(axb_job_ctx *c, batch_run *b, bool read_next, axb_error *err)
+{
+    axb_status st = flush_pending(c, b, err);
+    if (b->pipelined && read_next) {
+        axb_error later = AXB_ERROR_INIT;
+        const axb_status rs = read_ahead(c, b, st ? &later : err);
+        if (st == AXB_OK) st = rs;
+    }
+    return st;
+}
+
+/* Pairs [k0, k1) of a batch on one lane, the first of them in the batch's u0-th element. Each
+ * range computes its elements' operators itself, so ranges may split an element (one event's
+ * stations all fall in its source's element) at the cost of computing them twice. */
+static axb_status compute_pairs(const axb_job_ctx *c, batch_run *b, const axb_batch *bt, int64_t k0, int64_t k1,
+                                int64_t u0, axb_extract_lane *ln, axb_error *err)
+{
+    const axb_extract_plan *p = c->plan;
+    int64_t u = u0 - 1;
     axb_elem_state es = {-1, NULL, false};
-    for (int64_t k = bt->first; k < bt->end; k++) {
+    for (int64_t k = k0; k < k1; k++) {
         const axb_loc *loc = &b->recv[k].loc;
         if (loc->id != es.elem) {
             u++;
@@ -269,14 +400,86 @@ static axb_status compute_batch(axb_job_ctx *c, batch_run *b, const axb_batch *b
         const int64_t r = b->recv[k].row;
         const axb_pair_ref ref = pair_of(&c->rows, r);
         double *out = b->data + (k - bt->first) * b->row_doubles;
-        axb_status st = axb_extract_raw(p, &ref, loc, &es, es.block, p->raw, err);
-        if (st == AXB_OK) st = axb_extract_finish(p, &ref, p->raw, out, err);
+        axb_status st = axb_extract_raw(p, ln, &ref, loc, &es, es.block, ln->raw, err);
+        if (st == AXB_OK) st = axb_extract_finish(p, ln, &ref, ln->raw, out, err);
         if (st != AXB_OK) return axb_error_prefix(err, "row %lld", (long long)r);
         b->rows[k - bt->first] = r;
-        p->stats.pairs++;
     }
-    if (bt->carry_out && es.block != b->carry) memcpy(b->carry, es.block, (size_t)b->unit * sizeof *b->carry);
-    return axb_extract_filter_rows(c->filter, bt->end - bt->first, p->ncomp, p->win.npts, b->data, err);
+    return AXB_OK;
+}
+
+/* A range of a batch computed by a worker thread (compute_pairs on the worker's lane). */
+typedef struct piece {
+    const axb_job_ctx *c;
+    batch_run *b;
+    const axb_batch *bt;
+    int64_t k0, k1, u0;
+    axb_status st;
+    axb_error err;
+} piece;
+
+static void piece_run(void *arg, int worker) /* the pieces belong to compute_batch */
+{
+    piece *q = arg;
+    q->st = compute_pairs(q->c, q->b, q->bt, q->k0, q->k1, q->u0, &q->c->plan->lanes[worker], &q->err);
+}
+
+/* Pairs per piece below which a batch is not worth handing to threads. */
+#define MIN_PIECE_PAIRS 8
+
+/* The batch's pairs in equal ranges over the rank's workers while this thread does overlap_io;
+ * the first failure in row order is the batch's. */
+static axb_status compute_threaded(axb_job_ctx *c, batch_run *b, const axb_batch *bt, bool read_next, axb_error *err)
+{
+    const int64_t n = bt->end - bt->first;
+    int64_t np = 4 * (int64_t)c->plan->nlanes; /* a few per lane: ranges differ in cost */
+    if (np > n / MIN_PIECE_PAIRS) np = n / MIN_PIECE_PAIRS;
+    piece *pc = np >= 2 ? calloc((size_t)np, sizeof *pc) : NULL; /* none: all here, after the I/O */
+    axb_status st = AXB_OK;
+    int64_t u = 0, k = bt->first, submitted = 0;
+    for (int64_t i = 0; pc && i < np && st == AXB_OK; i++) {
+        const int64_t k1 = bt->first + n * (i + 1) / np;
+        pc[i] = (piece){.c = c, .b = b, .bt = bt, .k0 = k, .k1 = k1, .u0 = u};
+        for (; k < k1; k++) /* the element of the next piece's first pair */
+            if (k + 1 < bt->end && b->recv[k + 1].loc.id != b->recv[k].loc.id) u++;
+        st = axb_task_group_submit(b->group, piece_run, &pc[i], err);
+        if (st == AXB_OK) submitted++;
+    }
+    axb_error ioerr = AXB_ERROR_INIT;
+    const axb_status io = overlap_io(c, b, read_next, &ioerr);
+    axb_task_group_wait(b->group);
+    if (st == AXB_OK && io) {
+        *err = ioerr;
+        st = io;
+    }
+    for (int64_t i = 0; i < submitted && st == AXB_OK; i++)
+        if (pc[i].st) {
+            *err = pc[i].err;
+            st = pc[i].st;
+        }
+    if (st == AXB_OK && submitted == 0) st = compute_pairs(c, b, bt, bt->first, bt->end, 0, &c->plan->lanes[0], err);
+    free(pc);
+    return st;
+}
+
+/* Every pair of the batch, from the blocks read and the carried one; the block of an element that
+ * continues in the next batch is kept. */
+static axb_status compute_batch(axb_job_ctx *c, batch_run *b, const axb_batch *bt, bool read_next, axb_error *err)
+{
+    axb_extract_plan *p = c->plan;
+    const int64_t n = bt->end - bt->first;
+    if (b->group)
+        AXB_TRY(compute_threaded(c, b, bt, read_next, err));
+    else {
+        AXB_TRY(overlap_io(c, b, read_next, err));
+        AXB_TRY(compute_pairs(c, b, bt, bt->first, bt->end, 0, &p->lanes[0], err));
+    }
+    p->stats.pairs += n;
+    if (bt->carry_out) {
+        const float *last = axb_batch_block(bt, bt->nunits - 1, b->blocks, b->carry, b->unit);
+        if (last != b->carry) memcpy(b->carry, last, (size_t)b->unit * sizeof *b->carry);
+    }
+    return axb_extract_filter_rows(c->filter, n, p->ncomp, p->win.npts, b->data, err);
 }
 
 /* Independent writes: early ranks write now; late ranks keep the batch for the next round. */
@@ -293,16 +496,24 @@ static axb_status write_own(axb_job_ctx *c, batch_run *b, int64_t n, axb_error *
     return AXB_OK;
 }
 
-/* One batch on this rank (an empty one when it has none left): read, compute, write. */
+/* One batch on this rank (an empty one when it has none left): read (pipelined: take the batch
+ * read during the last one), compute, write. */
 static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *err)
 {
     axb_batch bt = {0};
-    const bool any = axb_batch_next(&b->it, b->ids, &bt);
-    if (c->job->cold_batches) axb_db_drop_page_cache(c->db); /* benchmarks: every batch from storage */
-    axb_status ls = b->elems ? axb_db_read_elements(c->db, bt.nread, b->ids, b->mode, b->blocks, err)
-                             : axb_db_read_points(c->db, bt.nread, b->ids, b->mode, b->blocks, err);
-    c->plan->stats.elements_read += bt.nread;
-    if (ls == AXB_OK && b->elems && axb_db_get_threads(c->db) > 1) {
+    bool any;
+    axb_status ls = AXB_OK;
+    if (b->pipelined) {
+        bt = b->ahead;
+        any = b->ahead_any;
+        float *t = b->blocks; /* the spare blocks hold it; this batch's become the next spare */
+        b->blocks = b->spare;
+        b->spare = t;
+    } else {
+        any = axb_batch_next(&b->it, b->ids, &bt);
+        ls = read_blocks(c, b, &bt, b->ids, b->blocks, err);
+    }
+    if (ls == AXB_OK && !b->pipelined && b->elems && axb_db_get_threads(c->db) > 1) {
         /* the next batch's elements are read and decoded in the background while this one is
          * computed (original layout; a no-op elsewhere). Only with a core to spare: a rank's one
          * core would just switch between decoding and computing, and lose its caches. */
@@ -310,10 +521,8 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
         axb_batch nb;
         if (axb_batch_next(&ahead, b->next_ids, &nb)) ls = axb_db_prefetch_elements(c->db, nb.nread, b->next_ids, err);
     }
-    if (ls == AXB_OK && b->npend > 0) ls = axb_output_write_local(c->out, b->npend, b->rows2, b->data2, err);
-    b->npend = 0;
     const int64_t n = bt.end - bt.first;
-    if (ls == AXB_OK && any) ls = compute_batch(c, b, &bt, err);
+    if (ls == AXB_OK) ls = any ? compute_batch(c, b, &bt, !last, err) : overlap_io(c, b, !last, err);
     if (ls == AXB_OK && b->independent) ls = write_own(c, b, n, err);
     double mb = (double)bt.nread * (double)b->unit * (double)sizeof(float) / 1e6, mb_all = 0;
     AXB_MPI_CHECK(ls, err, MPI_Reduce(&mb, &mb_all, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm), "bytes read");
@@ -339,9 +548,10 @@ axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
         AXB_MPI_CHECK(st, err, MPI_Allreduce(&nb, &nbmax, 1, MPI_INT64_T, MPI_MAX, c->comm), "number of batches");
         st = axb_agree(c->comm, st, err);
     }
+    if (st == AXB_OK && b.pipelined && nbmax > 0) st = axb_agree(c->comm, read_ahead(c, &b, err), err);
     for (int64_t bi = 0; bi < nbmax && st == AXB_OK; bi++) st = run_batch(c, &b, bi + 1 == nbmax, err);
     if (st == AXB_OK && b.independent) { /* the late ranks' last batch */
-        const axb_status ls = b.npend > 0 ? axb_output_write_local(c->out, b.npend, b.rows2, b.data2, err) : AXB_OK;
+        const axb_status ls = flush_pending(c, &b, err);
         st = axb_output_sync(c->out, ls, err);
     }
     batch_run_free(&b);

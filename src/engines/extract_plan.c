@@ -86,6 +86,54 @@ static double *alloc_doubles(int64_t n)
     return malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 }
 
+static void lane_free(axb_extract_lane *ln)
+{
+    free(ln->op_x);
+    free(ln->op_z);
+    free(ln->op_scratch);
+    free(ln->op_interp);
+    free(ln->op_weights);
+    free(ln->traces);
+    free(ln->raw);
+    free(ln->time_work);
+    axb_reconv_plan_destroy(&ln->reconv);
+}
+
+static axb_status lane_init(const axb_extract_plan *p, axb_extract_lane *ln, axb_error *err)
+{
+    const int64_t n = (int64_t)p->np1 * p->np1;
+    ln->op_x = alloc_doubles(6 * n * 3 * n);
+    ln->op_z = alloc_doubles(6 * n * 3 * n);
+    ln->op_scratch = alloc_doubles(9 * n * 3 * n);
+    ln->op_interp = alloc_doubles(6 * 3 * n);
+    ln->op_weights = alloc_doubles(3 * 3 * n);
+    ln->traces = alloc_doubles(14 * p->nt);
+    ln->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
+    ln->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
+    AXB_CHECK(err,
+              ln->op_x && ln->op_z && ln->op_scratch && ln->op_interp && ln->op_weights && ln->traces && ln->raw &&
+                  ln->time_work,
+              AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
+    return p->deconv ? axb_reconv_plan_create(p->nt, p->deconv, &ln->reconv, err) : AXB_OK;
+}
+
+axb_status axb_extract_plan_lanes(axb_extract_plan *p, int n, axb_error *err)
+{
+    if (n <= p->nlanes) return AXB_OK;
+    axb_extract_lane *l = realloc(p->lanes, (size_t)n * sizeof *l);
+    if (!l) return axb_error_set(err, AXB_ERR_NOMEM, "%d extraction lanes", n);
+    p->lanes = l;
+    for (; p->nlanes < n; p->nlanes++) {
+        memset(&l[p->nlanes], 0, sizeof *l);
+        const axb_status st = lane_init(p, &l[p->nlanes], err);
+        if (st) {
+            lane_free(&l[p->nlanes]);
+            return st;
+        }
+    }
+    return AXB_OK;
+}
+
 axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb_extract_plan **out, axb_error *err)
 {
     *out = NULL;
@@ -121,32 +169,15 @@ axb_status axb_extract_plan_create(axb_db *db, const axb_extract_opts *opts, axb
                                p->info->stf);
         else {
             const double *d = p->info->stf_map == 0 ? axb_db_get_stf_d(db) : axb_db_get_stf(db);
-            double *deconv = alloc_doubles(p->nt);
-            if (!deconv)
+            p->deconv = alloc_doubles(p->nt);
+            if (!p->deconv)
                 st = axb_error_set(err, AXB_ERR_NOMEM, "STF");
-            else {
-                for (int64_t t = 0; t < p->nt; t++) deconv[t] = d[t] / p->info->amplitude;
-                st = axb_reconv_plan_create(p->nt, deconv, &p->reconv, err);
-                free(deconv);
-            }
+            else
+                for (int64_t t = 0; t < p->nt; t++) p->deconv[t] = d[t] / p->info->amplitude;
         }
     }
     if (!st) st = build_tree(p, err);
-    if (!st) {
-        const int64_t n = (int64_t)p->np1 * p->np1;
-        p->op_x = alloc_doubles(6 * n * 3 * n);
-        p->op_z = alloc_doubles(6 * n * 3 * n);
-        p->op_scratch = alloc_doubles(9 * n * 3 * n);
-        p->op_interp = alloc_doubles(6 * 3 * n);
-        p->op_weights = alloc_doubles(3 * 3 * n);
-        p->traces = alloc_doubles(14 * p->nt);
-        p->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
-        p->trace = alloc_doubles(p->nt);
-        p->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
-        if (!p->op_x || !p->op_z || !p->op_scratch || !p->op_interp || !p->op_weights || !p->traces || !p->raw ||
-            !p->trace || !p->time_work)
-            st = axb_error_set(err, AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
-    }
+    if (!st) st = axb_extract_plan_lanes(p, 1, err);
     if (st) {
         axb_extract_plan_destroy(&p);
         return st;
@@ -160,17 +191,10 @@ void axb_extract_plan_destroy(axb_extract_plan **pp)
     if (!pp || !*pp) return;
     axb_extract_plan *p = *pp;
     axb_kdtree_destroy(&p->tree);
-    axb_reconv_plan_destroy(&p->reconv);
     axb_time_plan_destroy(&p->tplan);
-    free(p->op_x);
-    free(p->op_z);
-    free(p->op_scratch);
-    free(p->op_interp);
-    free(p->op_weights);
-    free(p->traces);
-    free(p->raw);
-    free(p->trace);
-    free(p->time_work);
+    for (int k = 0; k < p->nlanes; k++) lane_free(&p->lanes[k]);
+    free(p->lanes);
+    free(p->deconv);
     axb_elem_cache_free(&p->cache);
     free(p);
     *pp = NULL;

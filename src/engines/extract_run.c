@@ -72,8 +72,8 @@ static axb_status run_batch(walk *w, const axb_batch *bt, axb_error *err)
         const located *l = &w->L[k];
         if (l->loc.id != es.elem) es = (axb_elem_state){l->loc.id, w->blk[++slot], false};
         const axb_pair_ref *ref = &w->pairs[l->pair];
-        axb_status st = axb_extract_raw(p, ref, &l->loc, &es, es.block, p->raw, err);
-        if (st == AXB_OK) st = w->sink(p, l->pair, ref, p->raw, w->ctx, err);
+        axb_status st = axb_extract_raw(p, &p->lanes[0], ref, &l->loc, &es, es.block, p->lanes[0].raw, err);
+        if (st == AXB_OK) st = w->sink(p, l->pair, ref, p->lanes[0].raw, w->ctx, err);
         p->stats.pairs++;
         if (st != AXB_OK) return axb_error_prefix(err, "%s %lld", w->what, (long long)(w->first + l->pair));
     }
@@ -146,7 +146,8 @@ static axb_status n_derivatives(const axb_extract_plan *p, bool force, int *nder
     return AXB_OK;
 }
 
-axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *ref, double *raw, double *out, axb_error *err)
+axb_status axb_extract_finish(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *ref, double *raw,
+                              double *out, axb_error *err)
 {
     int nder;
     AXB_TRY(n_derivatives(p, ref->src->type == AXB_SRC_FORCE, &nder, err));
@@ -155,11 +156,11 @@ axb_status axb_extract_finish(axb_extract_plan *p, const axb_pair_ref *ref, doub
     const int64_t npts = p->win.npts;
     /* one source STF transform per pair, reused for its components */
     if (p->opts.reconvolve_stf)
-        AXB_TRY(axb_reconv_set_stf(p->reconv, ref->src->sliprate, ref->src->nsliprate, shift, err));
+        AXB_TRY(axb_reconv_set_stf(ln->reconv, ref->src->sliprate, ref->src->nsliprate, shift, err));
     for (int k = 0; k < p->ncomp; k++) {
         double *tr = raw + k * p->nt;
-        if (p->opts.reconvolve_stf) AXB_TRY(axb_reconv_apply(p->reconv, tr, err));
-        axb_time_plan_finish(p->tplan, nder, tr, out + k * npts, p->time_work);
+        if (p->opts.reconvolve_stf) AXB_TRY(axb_reconv_apply(ln->reconv, tr, err));
+        axb_time_plan_finish(p->tplan, nder, tr, out + k * npts, ln->time_work);
     }
     return AXB_OK;
 }
@@ -172,7 +173,7 @@ static axb_status finish_pair(axb_extract_plan *p, int64_t pair, const axb_pair_
                               axb_error *err)
 {
     pairs_ctx *c = vctx;
-    return axb_extract_finish(p, ref, raw, c->out + pair * p->ncomp * p->win.npts, err);
+    return axb_extract_finish(p, &p->lanes[0], ref, raw, c->out + pair * p->ncomp * p->win.npts, err);
 }
 
 axb_status axb_extract_pairs_from(axb_extract_plan *p, int64_t first, int64_t n, const axb_pair_ref *pairs, double *out,
@@ -198,10 +199,11 @@ static axb_status add_subfault(axb_extract_plan *p, int64_t pair, const axb_pair
     finite_ctx *c = vctx;
     double shift = 0;
     AXB_TRY(sliprate_ready(p, ref->src, &shift, err));
-    AXB_TRY(axb_reconv_set_stf(p->reconv, ref->src->sliprate, ref->src->nsliprate, shift, err));
+    axb_reconv_plan *rc = p->lanes[0].reconv;
+    AXB_TRY(axb_reconv_set_stf(rc, ref->src->sliprate, ref->src->nsliprate, shift, err));
     for (int k = 0; k < p->ncomp; k++) {
         double *tr = raw + k * p->nt;
-        AXB_TRY(axb_reconv_apply(p->reconv, tr, err));
+        AXB_TRY(axb_reconv_apply(rc, tr, err));
         double *s = c->sum + k * p->nt;
         for (int64_t t = 0; t < p->nt; t++) s[t] += tr[t];
     }
@@ -232,8 +234,8 @@ axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *
         AXB_CHECK(err, sub[k].type == AXB_SRC_MOMENT, AXB_ERR_ARG,
                   "point source %lld of the finite source is not a moment tensor", (long long)k);
         /* library callers too: the job path checks the same when it resamples (extract_faults.c) */
-        if (axb_extract_check_rupture_time(sub[k].name, sub[k].time_shift, axb_reconv_plan_nfft(p->reconv), p->info->dt,
-                                           err))
+        if (axb_extract_check_rupture_time(sub[k].name, sub[k].time_shift, axb_reconv_plan_nfft(p->lanes[0].reconv),
+                                           p->info->dt, err))
             return axb_error_prefix(err, "point source %lld", (long long)k);
     }
     axb_pair_ref *refs = malloc((size_t)n * sizeof *refs);
@@ -248,7 +250,7 @@ axb_status axb_extract_finite(axb_extract_plan *p, int64_t n, const axb_source *
     int nder = 0;
     if (!st) st = n_derivatives(p, false, &nder, err);
     for (int k = 0; k < p->ncomp && !st; k++)
-        axb_time_plan_finish(p->tplan, nder, sum + k * p->nt, out + k * p->win.npts, p->time_work);
+        axb_time_plan_finish(p->tplan, nder, sum + k * p->nt, out + k * p->win.npts, p->lanes[0].time_work);
     free(refs);
     free(sum);
     return st;

@@ -12,6 +12,7 @@
 #include "core/mpi_check.h"
 #include "core/pool.h"
 #include "io/db/db_internal.h"
+#include "io/db/db_pool.h"
 
 /* The backends (IOR's table of operations); rank 0 picks one and broadcasts its index. */
 enum { BACKEND_ORIGINAL, BACKEND_MERGED, BACKEND_MEMORY };
@@ -203,6 +204,7 @@ void axb_db_close(axb_db **pdb)
     if (!pdb || !*pdb) return;
     axb_db *db = *pdb;
     if (db->ops && db->ops->close) db->ops->close(db);
+    axb_pool_destroy(&db->pool); /* after the backend: its readers wait for their tasks */
     axb_mesh_free(&db->mesh);
     free(db->stf);
     free(db->stf_d);
@@ -255,6 +257,13 @@ void axb_db_set_threads(axb_db *db, int n)
 int axb_db_get_threads(const axb_db *db)
 {
     return db->threads;
+}
+
+axb_status axb_db_worker_pool(axb_db *db, axb_pool **pool, axb_error *err)
+{
+    if (!db->pool) AXB_TRY(axb_pool_create(db->threads, &db->pool, err));
+    *pool = db->pool;
+    return AXB_OK;
 }
 
 void axb_db_get_io_stats(const axb_db *db, axb_io_stats *stats)

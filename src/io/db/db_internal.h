@@ -52,6 +52,7 @@ struct axb_db {
     axb_io_stats stats;
     int64_t bulk_cache_bytes; /* see axb_db_set_bulk_cache */
     int threads;              /* see axb_db_set_threads */
+    struct axb_pool *pool;    /* see axb_db_worker_pool; destroyed after the backend's close */
     void *impl;               /* backend state, owned by the backend */
 };
 

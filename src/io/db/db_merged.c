@@ -11,6 +11,7 @@
 #include "core/unique.h"
 #include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
+#include "io/db/db_pool.h"
 #include "io/db/db_names.h"
 #include "io/hdf5/h5util.h"
 
@@ -135,31 +136,86 @@ static axb_status merged_open_data(axb_db *db, axb_error *err)
 
 /* Every element read is checked before anyone uses it: its CRC-32 against the file's (where the
  * file has them) and its values for NaN or infinity (which would turn whole seismograms into NaN). */
-static axb_status verify_blocks(const axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, axb_error *err)
+static axb_status check_block(const axb_db *db, int64_t elem, const float *x, axb_error *err)
 {
     const merged_impl *m = db->impl;
     const int64_t bf = axb_db_block_floats(db), nt = db->info.ndumps, np1 = db->info.npol + 1;
-    for (int64_t k = 0; k < nu; k++) {
-        const float *x = buf + k * bf;
-        if (m->crc) {
-            const uint32_t c = axb_elem_crc32(x, bf);
-            AXB_CHECK(err, c == m->crc[uniq[k]], AXB_ERR_FORMAT,
-                      "%s: variable '" AXB_NC_VAR_MERGED "': element %lld: checksum %08x, but " AXB_NC_VAR_MERGED_CRC
-                      " holds %08x: the file is damaged",
-                      db->info.files[0], (long long)uniq[k], c, m->crc[uniq[k]]);
-        }
-        const int64_t bad = axb_first_nonfinite(x, bf);
-        if (bad >= 0) {
-            const int64_t t = bad % nt, pt = bad / nt, v = pt / (np1 * np1);
-            return axb_error_set(err, AXB_ERR_FORMAT,
-                                 "%s: variable '" AXB_NC_VAR_MERGED
-                                 "': element %lld: variable %lld, GLL point (xi %lld, "
-                                 "eta %lld), sample %lld is %g: the file is damaged",
-                                 db->info.files[0], (long long)uniq[k], (long long)v, (long long)(pt / np1 % np1),
-                                 (long long)(pt % np1), (long long)t, (double)x[bad]);
-        }
+    if (m->crc) {
+        const uint32_t c = axb_elem_crc32(x, bf);
+        AXB_CHECK(err, c == m->crc[elem], AXB_ERR_FORMAT,
+                  "%s: variable '" AXB_NC_VAR_MERGED "': element %lld: checksum %08x, but " AXB_NC_VAR_MERGED_CRC
+                  " holds %08x: the file is damaged",
+                  db->info.files[0], (long long)elem, c, m->crc[elem]);
     }
-    return AXB_OK;
+    const int64_t bad = axb_first_nonfinite(x, bf);
+    if (bad < 0) return AXB_OK;
+    const int64_t t = bad % nt, pt = bad / nt, v = pt / (np1 * np1);
+    return axb_error_set(err, AXB_ERR_FORMAT,
+                         "%s: variable '" AXB_NC_VAR_MERGED "': element %lld: variable %lld, GLL point (xi %lld, "
+                         "eta %lld), sample %lld is %g: the file is damaged",
+                         db->info.files[0], (long long)elem, (long long)v, (long long)(pt / np1 % np1),
+                         (long long)(pt % np1), (long long)t, (double)x[bad]);
+}
+
+/* Blocks [k0, k1) of a read checked by a worker; bad: the first that fails, or k1. */
+typedef struct check_range {
+    const axb_db *db;
+    const int64_t *uniq;
+    const float *buf;
+    int64_t k0, k1, bad;
+} check_range;
+
+static void check_range_run(void *arg, int worker) /* the ranges belong to verify_blocks */
+{
+    (void)worker;
+    check_range *r = arg;
+    const int64_t bf = axb_db_block_floats(r->db);
+    axb_error scratch = AXB_ERROR_INIT;
+    for (r->bad = r->k0; r->bad < r->k1; r->bad++)
+        if (check_block(r->db, r->uniq[r->bad], r->buf + r->bad * bf, &scratch)) break;
+}
+
+/* Blocks per range below which checking is not worth handing to threads (a block is tens of KB). */
+#define CHECK_RANGE_MIN 4
+
+/* The first failing block of the read, checked in the rank's workers when it has more than one
+ * thread (the checks are a tenth of a warm extraction); nu when none fails. */
+static axb_status first_bad_block(axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, int64_t *bad,
+                                  axb_error *err)
+{
+    int64_t nr = db->threads > 1 ? 2 * (int64_t)db->threads : 1;
+    if (nr > nu / CHECK_RANGE_MIN) nr = nu / CHECK_RANGE_MIN;
+    check_range one = {db, uniq, buf, 0, nu, nu};
+    if (nr < 2) {
+        check_range_run(&one, 0);
+        *bad = one.bad;
+        return AXB_OK;
+    }
+    axb_pool *pool;
+    axb_task_group *g = NULL;
+    check_range *r = calloc((size_t)nr, sizeof *r);
+    axb_status st = r ? axb_db_worker_pool(db, &pool, err) : axb_error_set(err, AXB_ERR_NOMEM, "check ranges");
+    if (!st) st = axb_task_group_create(pool, &g, err);
+    int64_t sub = 0;
+    for (int64_t i = 0; i < nr && !st; i++, sub++) {
+        r[i] = (check_range){db, uniq, buf, nu * i / nr, nu * (i + 1) / nr, 0};
+        st = axb_task_group_submit(g, check_range_run, &r[i], err);
+        if (st) sub--;
+    }
+    if (g) axb_task_group_wait(g);
+    axb_task_group_free(&g);
+    *bad = nu;
+    for (int64_t i = 0; i < sub && *bad == nu; i++)
+        if (r[i].bad < r[i].k1) *bad = r[i].bad;
+    free(r);
+    return st;
+}
+
+static axb_status verify_blocks(axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, axb_error *err)
+{
+    int64_t bad;
+    AXB_TRY(first_bad_block(db, nu, uniq, buf, &bad, err));
+    return bad < nu ? check_block(db, uniq[bad], buf + bad * axb_db_block_floats(db), err) : AXB_OK;
 }
 
 /* One H5Dread of the sorted distinct elements uniq[0..nu) into buf[nu][block]. */

@@ -13,6 +13,7 @@
 #include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
 #include "io/db/db_names.h"
+#include "io/db/db_pool.h"
 #include "io/hdf5/chunk_reader.h"
 #include "io/hdf5/h5util.h"
 
@@ -38,7 +39,6 @@ typedef struct orig_file {
 
 typedef struct orig_impl {
     orig_file f[4];
-    axb_pool *pool; /* the readers' threads (db->threads), started at the first raw read */
 } orig_impl;
 
 /* The variables a run's file holds, in the order they appear in element blocks / point reads. */
@@ -197,7 +197,6 @@ static void orig_close(axb_db *db)
     orig_impl *o = db->impl;
     if (!o) return;
     for (int k = 0; k < 4; k++) axb_chunk_reader_close(&o->f[k].raw);
-    axb_pool_destroy(&o->pool); /* after the readers: they wait for their tasks */
     for (int k = 0; k < 4; k++) {
         for (int v = 0; v < NV_MAX; v++)
             if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
@@ -268,13 +267,13 @@ static axb_status raw_reader(axb_db *db, orig_file *f, axb_error *err)
 {
     if (f->raw_tried) return AXB_OK;
     f->raw_tried = true;
-    orig_impl *o = db->impl;
     for (int v = 0; v < NV_MAX; v++) f->raw_idx[v] = -1;
-    if (!o->pool) AXB_TRY(axb_pool_create(db->threads, &o->pool, err));
+    axb_pool *pool;
+    AXB_TRY(axb_db_worker_pool(db, &pool, err));
     const int axis = db->info.transposed ? 0 : 1;
     const int64_t cache = db->bulk_cache_bytes / (db->info.nvars > 0 ? db->info.nvars : 1) * f->nv;
     AXB_TRY(axb_chunk_reader_open(f->path, cache, &f->raw, err));
-    axb_chunk_reader_set_pool(f->raw, o->pool);
+    axb_chunk_reader_set_pool(f->raw, pool);
     bool any = false;
     const char *names[NV_MAX];
     const int nv = run_vars(&db->info, f->sim, names);
