@@ -332,14 +332,9 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
     AXB_MPI_CHECK(st, err, MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm), "threads of every rank");
     AXB_TRY(axb_agree(c->comm, st, err));
     b->pipelined = all != 0;
-    if (b->pipelined) b->spare = malloc((size_t)(per * b->unit) * sizeof *b->spare);
-    return axb_agree(c->comm,
-                     !b->pipelined || b->spare ? AXB_OK
-                                               : axb_error_set(err, AXB_ERR_NOMEM,
-                                                               "read-ahead buffer of "
-                                                               "%lld elements",
-                                                               (long long)per),
-                     err);
+    if (b->pipelined && !(b->spare = malloc((size_t)(per * b->unit) * sizeof *b->spare)))
+        st = axb_error_set(err, AXB_ERR_NOMEM, "read-ahead buffer of %lld elements", (long long)per);
+    return axb_agree(c->comm, st, err);
 }
 
 /* Reads a batch's blocks (an empty read when it has none: reads may be collective). */
@@ -418,7 +413,7 @@ typedef struct piece {
     axb_error err;
 } piece;
 
-static void piece_run(void *arg, int worker) /* the pieces belong to compute_batch */
+static void piece_run(void *arg, int worker) /* the pieces belong to compute_threaded */
 {
     piece *q = arg;
     q->st = compute_pairs(q->c, q->b, q->bt, q->k0, q->k1, q->u0, &q->c->plan->lanes[worker], &q->err);

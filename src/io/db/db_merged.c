@@ -165,7 +165,7 @@ typedef struct check_range {
     int64_t k0, k1, bad;
 } check_range;
 
-static void check_range_run(void *arg, int worker) /* the ranges belong to verify_blocks */
+static void check_range_run(void *arg, int worker) /* the ranges belong to first_bad_block */
 {
     (void)worker;
     check_range *r = arg;
