@@ -161,8 +161,9 @@ static void run_group_task(void *vt, int worker)
     t->fn(t->arg, worker);
     free(t);
     pthread_mutex_lock(&g->mu);
-    g->pending--;
-    pthread_cond_broadcast(&g->cv);
+    /* the waiter sleeps only when nothing is queued, and only it queues: the last task is the one
+     * worth waking it for (a wake per task cost a context switch each, ~5 % of an extraction) */
+    if (--g->pending == 0) pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
 }
 
