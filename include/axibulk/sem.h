@@ -71,6 +71,14 @@ void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool ax
                              double *scratch);
 
 /**
+ * axb_sem_strain_operator for @p nexc excitations of one element (a reciprocal database's PX and
+ * PZ runs): op[r] for exc[r], the same bits as one call each, with the element's geometry at its
+ * collocation points computed once. @p scratch as for one.
+ */
+void axb_sem_strain_operators(const axb_mesh *m, const axb_elem_shape *g, bool axis, int nexc,
+                              const axb_excitation *exc, double *const *op, double *scratch);
+
+/**
  * out[k][t] = Σ_r w[k][r] rows[r][t] for k < nout (1 or 2): linear functionals of float rows
  * (an element's stored samples, t contiguous) evaluated at every sample in one pass over them.
  * With @p add the sums are added to what out holds.

@@ -16,8 +16,12 @@ static void element_ops(const axb_extract_plan *p, axb_extract_lane *ln, axb_ele
     axb_elem_shape g;
     axb_sem_shape(p->mesh, es->elem, &g);
     const bool axis = p->mesh->axis[es->elem] != 0;
-    if (p->need_px) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PX], ln->op_x, ln->op_scratch);
-    if (p->need_pz) axb_sem_strain_operator(p->mesh, &g, axis, in->excitation[AXB_SIM_PZ], ln->op_z, ln->op_scratch);
+    axb_excitation exc[2];
+    double *op[2];
+    int n = 0;
+    if (p->need_px) exc[n] = in->excitation[AXB_SIM_PX], op[n++] = ln->op_x;
+    if (p->need_pz) exc[n] = in->excitation[AXB_SIM_PZ], op[n++] = ln->op_z;
+    axb_sem_strain_operators(p->mesh, &g, axis, n, exc, op, ln->op_scratch);
     es->have_strain = true;
 }
 

@@ -2,6 +2,7 @@
  * mapping (inverse must recover (ξ, η)), finite-difference Jacobians, polynomial exactness of
  * Lagrange interpolation and of strain for displacement fields with analytic derivatives. */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "axibulk/geometry.h"
@@ -369,6 +370,46 @@ static void test_strain_operator(check_ctx *T, bool axis)
     free(scratch);
 }
 
+/* The operator is the dense strain of the 75 unit displacements: axb_sem_strain_operators (which
+ * sets the derivatives of unit inputs directly, and shares the geometry between excitations) must
+ * give exactly the bits of axb_sem_strain's general sums on the identity matrix, for every
+ * excitation, alone or two at once. */
+static void test_operator_bits(check_ctx *T, bool axis)
+{
+    axb_mesh m;
+    axb_elem_shape g;
+    test_element(axis, &m, &g);
+    enum { N = 25, NC = 75 };
+    double *u = calloc(3 * N * NC, sizeof *u), *dense = calloc(6 * N * NC, sizeof *dense);
+    double *work = calloc(6 * N * NC, sizeof *work), *scratch = calloc(9 * N * NC, sizeof *scratch);
+    double *op[2] = {calloc(6 * N * NC, sizeof(double)), calloc(6 * N * NC, sizeof(double))};
+    CHECK(T, u && dense && work && scratch && op[0] && op[1]);
+    if (!u || !dense || !work || !scratch || !op[0] || !op[1]) return;
+    for (int q = 0; q < NC; q++) u[q * NC + q] = 1.0;
+    for (int exc = 0; exc < 3; exc++) {
+        axb_sem_strain(&m, &g, axis, (axb_excitation)exc, NC, u, dense, work);
+        axb_sem_strain_operator(&m, &g, axis, (axb_excitation)exc, op[0], scratch);
+        CHECK_MSG(T, !memcmp(op[0], dense, 6 * N * NC * sizeof *dense),
+                  "%s element, excitation %d: operator differs from the strain of the unit displacements",
+                  axis ? "axis" : "interior", exc);
+        const axb_excitation two[2] = {(axb_excitation)exc, (axb_excitation)((exc + 1) % 3)};
+        axb_sem_strain_operators(&m, &g, axis, 2, two, op, scratch);
+        CHECK_MSG(T, !memcmp(op[0], dense, 6 * N * NC * sizeof *dense),
+                  "%s element, excitations %d and %d at once: the first differs", axis ? "axis" : "interior", exc,
+                  (exc + 1) % 3);
+        axb_sem_strain(&m, &g, axis, two[1], NC, u, dense, work);
+        CHECK_MSG(T, !memcmp(op[1], dense, 6 * N * NC * sizeof *dense),
+                  "%s element, excitations %d and %d at once: the second differs", axis ? "axis" : "interior", exc,
+                  (exc + 1) % 3);
+    }
+    free(u);
+    free(dense);
+    free(work);
+    free(scratch);
+    free(op[0]);
+    free(op[1]);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -379,6 +420,8 @@ int main(void)
     test_strain(&T, true);
     test_strain_operator(&T, false);
     test_strain_operator(&T, true);
+    test_operator_bits(&T, false);
+    test_operator_bits(&T, true);
     test_geometry(&T);
     return check_summary(&T);
 }
