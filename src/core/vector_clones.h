@@ -10,7 +10,7 @@
 #define AXB_CORE_VECTOR_CLONES_H
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&               \
-    defined(__linux__)
+    !defined(__SANITIZE_THREAD__) && defined(__linux__)
 #define AXB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define AXB_VECTOR_CLONES
