@@ -243,3 +243,47 @@ int axb_threads_default(MPI_Comm comm)
     const int n = ncpu / (same > 0 ? same : 1);
     return n > 0 ? n : 1;
 }
+
+typedef struct range_task {
+    axb_range_fn fn;
+    void *ctx;
+    int64_t k0, k1, first;
+} range_task;
+
+static void run_range(void *arg, int worker) /* the ranges belong to axb_pool_first_failure */
+{
+    (void)worker;
+    range_task *r = arg;
+    r->first = r->fn(r->ctx, r->k0, r->k1);
+}
+
+int64_t axb_pool_first_failure(axb_pool *p, int64_t n, int64_t nranges, int64_t min_items, axb_range_fn fn, void *ctx)
+{
+    if (min_items < 1) min_items = 1;
+    if (nranges > n / min_items) nranges = n / min_items;
+    range_task *r = p && nranges >= 2 ? calloc((size_t)nranges, sizeof *r) : NULL;
+    axb_task_group *g = NULL;
+    axb_error ignored = AXB_ERROR_INIT;
+    if (!r || axb_task_group_create(p, &g, &ignored) != AXB_OK) {
+        axb_task_group_free(&g);
+        free(r);
+        return fn(ctx, 0, n);
+    }
+    int64_t done = 0; /* items [0, done) are in submitted ranges; the rest runs here */
+    for (int64_t i = 0; i < nranges; i++) {
+        r[i] = (range_task){fn, ctx, n * i / nranges, n * (i + 1) / nranges, 0};
+        if (axb_task_group_submit(g, run_range, &r[i], &ignored) != AXB_OK) break;
+        done = r[i].k1;
+    }
+    const int64_t rest = done < n ? fn(ctx, done, n) : n;
+    axb_task_group_wait(g);
+    axb_task_group_free(&g);
+    int64_t first = rest;
+    for (int64_t i = 0; i < nranges && r[i].k1 <= done; i++)
+        if (r[i].first < r[i].k1) {
+            first = r[i].first;
+            break;
+        }
+    free(r);
+    return first;
+}

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "axibulk/status.h"
 
@@ -36,6 +37,15 @@ axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, a
 void axb_task_group_wait(axb_task_group *g);
 /* Waits for the group, then frees it. Accepts a pointer to NULL. */
 void axb_task_group_free(axb_task_group **g);
+
+/* The first failing item of [0, n), checked in ranges on the pool's workers and the calling thread:
+ * @p fn checks items [k0, k1) in order and returns the first that fails, or k1 (it must not fail
+ * otherwise, and is called concurrently). Up to @p nranges ranges of at least @p min_items items
+ * each; without a pool (NULL), with one range, or without memory for the ranges, all runs here.
+ * Returns n when no item fails. Callers that need the failure's message check that one item again
+ * in their own thread. */
+typedef int64_t (*axb_range_fn)(void *ctx, int64_t k0, int64_t k1);
+int64_t axb_pool_first_failure(axb_pool *p, int64_t n, int64_t nranges, int64_t min_items, axb_range_fn fn, void *ctx);
 
 /* Threads a rank should use by default: the CPUs it may run on (its affinity mask), shared
  * among the ranks of this node that have the same mask (mpirun without binding gives all ranks

@@ -58,22 +58,21 @@ static axb_pair_ref pair_of(const axb_job_rows *t, int64_t r)
 /* ---------------------------------------------------------------------------------------------
  * 1-3: locate, split the elements, move the pairs */
 
-/* Records [k0, k1) located by a worker; bad: the first that fails (its error in err), or k1. */
-typedef struct locate_range {
+typedef struct locate_ctx {
     const axb_job_ctx *c;
     rec *m;
-    int64_t k0, k1, bad;
-    axb_error err;
-} locate_range;
+} locate_ctx;
 
-static void locate_range_run(void *arg, int worker) /* the ranges belong to locate_all */
+/* Records [k0, k1) located (axb_range_fn, in the workers): the first that fails, or k1. */
+static int64_t locate_some(void *vctx, int64_t k0, int64_t k1)
 {
-    (void)worker;
-    locate_range *q = arg;
-    for (q->bad = q->k0; q->bad < q->k1; q->bad++) {
-        const axb_pair_ref ref = pair_of(&q->c->rows, q->m[q->bad].row);
-        if (axb_extract_locate(q->c->plan, &ref, &q->m[q->bad].loc, &q->err)) break;
+    const locate_ctx *x = vctx;
+    axb_error scratch = AXB_ERROR_INIT;
+    for (int64_t k = k0; k < k1; k++) {
+        const axb_pair_ref ref = pair_of(&x->c->rows, x->m[k].row);
+        if (axb_extract_locate(x->c->plan, &ref, &x->m[k].loc, &scratch)) return k;
     }
+    return k1;
 }
 
 /* Rows per range below which locating is not worth handing to threads. */
@@ -84,37 +83,14 @@ static void locate_range_run(void *arg, int worker) /* the ranges belong to loca
 static axb_status locate_all(const axb_job_ctx *c, rec *m, int64_t n, axb_error *err)
 {
     const int threads = axb_db_get_threads(c->db);
-    int64_t nr = threads > 1 ? 4 * (int64_t)threads : 1;
-    if (nr > n / MIN_LOCATE_ROWS) nr = n / MIN_LOCATE_ROWS;
-    locate_range one = {.c = c, .m = m, .k0 = 0, .k1 = n, .bad = n},
-                 *q = nr >= 2 ? calloc((size_t)nr, sizeof *q) : NULL;
     axb_pool *pool = NULL;
-    axb_task_group *g = NULL;
-    axb_status st = AXB_OK;
-    if (q) st = axb_db_worker_pool(c->db, &pool, err);
-    if (q && !st) st = axb_task_group_create(pool, &g, err);
-    int64_t sub = 0;
-    for (int64_t i = 0; q && i < nr && !st; i++) {
-        q[i] = (locate_range){.c = c, .m = m, .k0 = n * i / nr, .k1 = n * (i + 1) / nr};
-        st = axb_task_group_submit(g, locate_range_run, &q[i], err);
-        if (!st) sub++;
-    }
-    if (g) axb_task_group_wait(g);
-    axb_task_group_free(&g);
-    if (!q || (!st && sub == 0)) { /* one thread, a small block, or no memory for the ranges */
-        locate_range_run(&one, 0);
-        q = NULL;
-        sub = 0;
-    }
-    const locate_range *bad = one.bad < one.k1 ? &one : NULL;
-    for (int64_t i = 0; i < sub && !bad; i++)
-        if (q[i].bad < q[i].k1) bad = &q[i];
-    if (!st && bad) {
-        *err = bad->err;
-        st = axb_error_prefix(err, "row %lld", (long long)m[bad->bad].row);
-    }
-    free(q);
-    return st;
+    if (threads > 1) AXB_TRY(axb_db_worker_pool(c->db, &pool, err));
+    locate_ctx x = {c, m};
+    const int64_t bad = axb_pool_first_failure(pool, n, 4 * (int64_t)threads, MIN_LOCATE_ROWS, locate_some, &x);
+    if (bad == n) return AXB_OK;
+    const axb_pair_ref ref = pair_of(&c->rows, m[bad].row);
+    AXB_TRY_CTX(err, axb_extract_locate(c->plan, &ref, &m[bad].loc, err), "row %lld", (long long)m[bad].row);
+    return axb_error_set(err, AXB_ERR_INTERNAL, "row %lld: located only on the second try", (long long)m[bad].row);
 }
 
 /* This rank's block of rows (less those on disk already) located, and count[unit] of them. */

@@ -2,7 +2,8 @@
  * 0..size (size = the caller helping), and the group's wait returns only after the last one;
  * results written by the tasks are visible after the wait; a one-thread pool with a helping
  * caller finishes too; destroying a pool runs what is still queued; groups of different waiters
- * share a pool. */
+ * share a pool; axb_pool_first_failure finds the first failing item a serial scan finds, visiting
+ * every item once when none fails. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -50,6 +51,50 @@ static void run_group(check_ctx *T, axb_pool *p, int *hits, int *worker)
     CHECK(T, g == NULL);
 }
 
+typedef struct scan {
+    const char *fails; /* [n] 1: the item fails */
+    int *visits;       /* [n] */
+} scan;
+
+static int64_t scan_range(void *vctx, int64_t k0, int64_t k1)
+{
+    const scan *x = vctx;
+    for (int64_t k = k0; k < k1; k++) {
+        x->visits[k]++;
+        if (x->fails[k]) return k;
+    }
+    return k1;
+}
+
+static void test_first_failure(check_ctx *T, axb_pool *p)
+{
+    enum { N = 1000 };
+    char fails[N];
+    int visits[N];
+    const int64_t sizes[] = {0, 1, 7, N};
+    const int64_t bad_sets[][2] = {{-1, -1}, {500, -1}, {3, 900}, {N - 1, -1}, {0, 999}};
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t b = 0; b < sizeof bad_sets / sizeof bad_sets[0]; b++)
+            for (int64_t nr = 1; nr <= 16; nr *= 4) {
+                const int64_t n = sizes[a];
+                int64_t want = n;
+                for (int64_t k = 0; k < n; k++) {
+                    fails[k] = k == bad_sets[b][0] || k == bad_sets[b][1];
+                    visits[k] = 0;
+                    if (fails[k] && want == n) want = k;
+                }
+                scan x = {fails, visits};
+                const int64_t got = axb_pool_first_failure(p, n, nr, 10, scan_range, &x);
+                CHECK_MSG(T, got == want, "n %lld, %lld ranges, pool of %d: first failure %lld, want %lld",
+                          (long long)n, (long long)nr, p ? axb_pool_size(p) : 0, (long long)got, (long long)want);
+                int once = 0;
+                for (int64_t k = 0; k < n; k++) once += visits[k] == 1;
+                if (want == n)
+                    CHECK_MSG(T, once == n, "n %lld, %lld ranges: %d of the items checked once", (long long)n,
+                              (long long)nr, once);
+            }
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -61,6 +106,7 @@ int main(void)
         run_group(&T, p, hits, worker);
         /* a second group on the same pool, the first one gone */
         run_group(&T, p, hits + NTASK, worker + NTASK);
+        test_first_failure(&T, p);
         /* queued tasks outside any group still run by destroy */
         for (int i = 0; i < 100; i++) {
             job *j = malloc(sizeof *j);
@@ -74,6 +120,7 @@ int main(void)
         free(hits);
         free(worker);
     }
+    test_first_failure(&T, NULL);
     axb_pool_destroy(NULL);
     axb_task_group_free(NULL);
     return check_summary(&T);

@@ -157,64 +157,34 @@ static axb_status check_block(const axb_db *db, int64_t elem, const float *x, ax
                          (long long)(pt % np1), (long long)t, (double)x[bad]);
 }
 
-/* Blocks [k0, k1) of a read checked by a worker; bad: the first that fails, or k1. */
-typedef struct check_range {
+typedef struct verify_ctx {
     const axb_db *db;
     const int64_t *uniq;
     const float *buf;
-    int64_t k0, k1, bad;
-} check_range;
+} verify_ctx;
 
-static void check_range_run(void *arg, int worker) /* the ranges belong to first_bad_block */
+/* Blocks [k0, k1) of a read checked (axb_range_fn, in the workers): the first that fails, or k1. */
+static int64_t check_some(void *vctx, int64_t k0, int64_t k1)
 {
-    (void)worker;
-    check_range *r = arg;
-    const int64_t bf = axb_db_block_floats(r->db);
+    const verify_ctx *x = vctx;
+    const int64_t bf = axb_db_block_floats(x->db);
     axb_error scratch = AXB_ERROR_INIT;
-    for (r->bad = r->k0; r->bad < r->k1; r->bad++)
-        if (check_block(r->db, r->uniq[r->bad], r->buf + r->bad * bf, &scratch)) break;
+    for (int64_t k = k0; k < k1; k++)
+        if (check_block(x->db, x->uniq[k], x->buf + k * bf, &scratch)) return k;
+    return k1;
 }
 
 /* Blocks per range below which checking is not worth handing to threads (a block is tens of KB). */
 #define CHECK_RANGE_MIN 4
 
-/* The first failing block of the read, checked in the rank's workers when it has more than one
- * thread (the checks are a tenth of a warm extraction); nu when none fails. */
-static axb_status first_bad_block(axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, int64_t *bad,
-                                  axb_error *err)
-{
-    int64_t nr = db->threads > 1 ? 2 * (int64_t)db->threads : 1;
-    if (nr > nu / CHECK_RANGE_MIN) nr = nu / CHECK_RANGE_MIN;
-    check_range one = {db, uniq, buf, 0, nu, nu};
-    if (nr < 2) {
-        check_range_run(&one, 0);
-        *bad = one.bad;
-        return AXB_OK;
-    }
-    axb_pool *pool;
-    axb_task_group *g = NULL;
-    check_range *r = calloc((size_t)nr, sizeof *r);
-    axb_status st = r ? axb_db_worker_pool(db, &pool, err) : axb_error_set(err, AXB_ERR_NOMEM, "check ranges");
-    if (!st) st = axb_task_group_create(pool, &g, err);
-    int64_t sub = 0;
-    for (int64_t i = 0; i < nr && !st; i++, sub++) {
-        r[i] = (check_range){db, uniq, buf, nu * i / nr, nu * (i + 1) / nr, 0};
-        st = axb_task_group_submit(g, check_range_run, &r[i], err);
-        if (st) sub--;
-    }
-    if (g) axb_task_group_wait(g);
-    axb_task_group_free(&g);
-    *bad = nu;
-    for (int64_t i = 0; i < sub && *bad == nu; i++)
-        if (r[i].bad < r[i].k1) *bad = r[i].bad;
-    free(r);
-    return st;
-}
-
+/* The checks run in the rank's workers when it has more than one thread (they are a tenth of a
+ * warm extraction); the first failing block in read order is reported. */
 static axb_status verify_blocks(axb_db *db, int64_t nu, const int64_t *uniq, const float *buf, axb_error *err)
 {
-    int64_t bad;
-    AXB_TRY(first_bad_block(db, nu, uniq, buf, &bad, err));
+    axb_pool *pool = NULL;
+    if (db->threads > 1) AXB_TRY(axb_db_worker_pool(db, &pool, err));
+    verify_ctx x = {db, uniq, buf};
+    const int64_t bad = axb_pool_first_failure(pool, nu, 2 * (int64_t)db->threads, CHECK_RANGE_MIN, check_some, &x);
     return bad < nu ? check_block(db, uniq[bad], buf + bad * axb_db_block_floats(db), err) : AXB_OK;
 }
 
