@@ -18,24 +18,52 @@ typedef struct worker_arg {
     int index;
 } worker_arg;
 
+typedef struct ring {
+    task *q;
+    int64_t head, len, cap;
+} ring;
+
 struct axb_pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    task *q; /* ring buffer */
-    int64_t head, len, cap;
+    ring r[2]; /* FIFO each; r[1] urgent (axb_task_group_urgent), taken first */
     bool stop;
     int n;
     pthread_t *th;
     worker_arg *wa;
 };
 
-/* Takes the next task; under mu. */
+/* Takes the next task, urgent ones first; under mu. */
 static bool take(axb_pool *p, task *t)
 {
-    if (p->len == 0) return false;
-    *t = p->q[p->head];
-    p->head = (p->head + 1) % p->cap;
-    p->len--;
+    ring *r = p->r[1].len > 0 ? &p->r[1] : &p->r[0];
+    if (r->len == 0) return false;
+    *t = r->q[r->head];
+    r->head = (r->head + 1) % r->cap;
+    r->len--;
+    return true;
+}
+
+static bool queued(const axb_pool *p)
+{
+    return p->r[0].len + p->r[1].len > 0;
+}
+
+/* Appends a task; under mu. */
+static bool push(ring *r, task t)
+{
+    if (r->len == r->cap) {
+        const int64_t cap = r->cap ? 2 * r->cap : 64;
+        task *nq = malloc((size_t)cap * sizeof *nq);
+        if (!nq) return false;
+        for (int64_t k = 0; k < r->len; k++) nq[k] = r->q[(r->head + k) % r->cap];
+        free(r->q);
+        r->q = nq;
+        r->head = 0;
+        r->cap = cap;
+    }
+    r->q[(r->head + r->len) % r->cap] = t;
+    r->len++;
     return true;
 }
 
@@ -46,7 +74,7 @@ static void *worker_main(void *vp)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         task t;
-        while (!p->stop && p->len == 0) pthread_cond_wait(&p->cv, &p->mu);
+        while (!p->stop && !queued(p)) pthread_cond_wait(&p->cv, &p->mu);
         if (!take(p, &t)) break; /* stopping and nothing left */
         pthread_mutex_unlock(&p->mu);
         t.fn(t.arg, wa->index);
@@ -66,9 +94,7 @@ axb_status axb_pool_create(int nthreads, axb_pool **out, axb_error *err)
     pthread_cond_init(&p->cv, NULL);
     p->th = calloc((size_t)nthreads, sizeof *p->th);
     p->wa = calloc((size_t)nthreads, sizeof *p->wa);
-    p->cap = 64;
-    p->q = malloc((size_t)p->cap * sizeof *p->q);
-    if (!p->th || !p->wa || !p->q) {
+    if (!p->th || !p->wa) {
         axb_pool_destroy(&p);
         return axb_error_set(err, AXB_ERR_NOMEM, "thread pool");
     }
@@ -84,26 +110,18 @@ axb_status axb_pool_create(int nthreads, axb_pool **out, axb_error *err)
     return AXB_OK;
 }
 
-axb_status axb_pool_submit(axb_pool *p, axb_pool_fn fn, void *arg, axb_error *err)
+static axb_status submit(axb_pool *p, bool urgent, axb_pool_fn fn, void *arg, axb_error *err)
 {
     pthread_mutex_lock(&p->mu);
-    if (p->len == p->cap) {
-        task *nq = malloc((size_t)(2 * p->cap) * sizeof *nq);
-        if (!nq) {
-            pthread_mutex_unlock(&p->mu);
-            return axb_error_set(err, AXB_ERR_NOMEM, "task queue");
-        }
-        for (int64_t k = 0; k < p->len; k++) nq[k] = p->q[(p->head + k) % p->cap];
-        free(p->q);
-        p->q = nq;
-        p->head = 0;
-        p->cap *= 2;
-    }
-    p->q[(p->head + p->len) % p->cap] = (task){fn, arg};
-    p->len++;
-    pthread_cond_signal(&p->cv);
+    const bool ok = push(&p->r[urgent ? 1 : 0], (task){fn, arg});
+    if (ok) pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    return AXB_OK;
+    return ok ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "task queue");
+}
+
+axb_status axb_pool_submit(axb_pool *p, axb_pool_fn fn, void *arg, axb_error *err)
+{
+    return submit(p, false, fn, arg, err);
 }
 
 bool axb_pool_help(axb_pool *p)
@@ -134,7 +152,8 @@ void axb_pool_destroy(axb_pool **pp)
     while (take(p, &t)) t.fn(t.arg, 0);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
-    free(p->q);
+    free(p->r[0].q);
+    free(p->r[1].q);
     free(p->th);
     free(p->wa);
     free(p);
@@ -143,6 +162,7 @@ void axb_pool_destroy(axb_pool **pp)
 
 struct axb_task_group {
     axb_pool *pool;
+    bool urgent;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t pending; /* under mu */
@@ -186,7 +206,7 @@ axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, a
     pthread_mutex_lock(&g->mu);
     g->pending++;
     pthread_mutex_unlock(&g->mu);
-    const axb_status st = axb_pool_submit(g->pool, run_group_task, t, err);
+    const axb_status st = submit(g->pool, g->urgent, run_group_task, t, err);
     if (st) {
         free(t);
         pthread_mutex_lock(&g->mu);
@@ -194,6 +214,11 @@ axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, a
         pthread_mutex_unlock(&g->mu);
     }
     return st;
+}
+
+void axb_task_group_urgent(axb_task_group *g)
+{
+    g->urgent = true;
 }
 
 void axb_task_group_wait(axb_task_group *g)
@@ -269,7 +294,8 @@ int64_t axb_pool_first_failure(axb_pool *p, int64_t n, int64_t nranges, int64_t 
         free(r);
         return fn(ctx, 0, n);
     }
-    int64_t done = 0; /* items [0, done) are in submitted ranges; the rest runs here */
+    axb_task_group_urgent(g); /* the caller waits for them */
+    int64_t done = 0;         /* items [0, done) are in submitted ranges; the rest runs here */
     for (int64_t i = 0; i < nranges; i++) {
         r[i] = (range_task){fn, ctx, n * i / nranges, n * (i + 1) / nranges, 0};
         if (axb_task_group_submit(g, run_range, &r[i], &ignored) != AXB_OK) break;

@@ -35,6 +35,9 @@ axb_status axb_task_group_create(axb_pool *p, axb_task_group **out, axb_error *e
 /* Queues @p fn(@p arg) in the group (fn owns arg, as for axb_pool_submit). */
 axb_status axb_task_group_submit(axb_task_group *g, axb_pool_fn fn, void *arg, axb_error *err);
 void axb_task_group_wait(axb_task_group *g);
+/* The group's tasks go before every task queued without it: for work a thread waits on while the
+ * workers have other work queued (a batch read ahead while the last one is computed). */
+void axb_task_group_urgent(axb_task_group *g);
 /* Waits for the group, then frees it. Accepts a pointer to NULL. */
 void axb_task_group_free(axb_task_group **g);
 

@@ -2,9 +2,11 @@
  * 0..size (size = the caller helping), and the group's wait returns only after the last one;
  * results written by the tasks are visible after the wait; a one-thread pool with a helping
  * caller finishes too; destroying a pool runs what is still queued; groups of different waiters
- * share a pool; axb_pool_first_failure finds the first failing item a serial scan finds, visiting
+ * share a pool; an urgent group's tasks run before tasks queued earlier without it;
+ * axb_pool_first_failure finds the first failing item a serial scan finds, visiting
  * every item once when none fails. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -95,6 +97,78 @@ static void test_first_failure(check_ctx *T, axb_pool *p)
             }
 }
 
+typedef struct order {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool entered; /* the worker holds the gate */
+    bool open;    /* the gate task may return */
+    int seq[8];   /* task ids in the order they ran */
+    int nseq;
+} order;
+
+typedef struct step {
+    order *o;
+    int id;
+} step;
+
+static void gate(void *arg, int w)
+{
+    (void)w;
+    order *o = arg;
+    pthread_mutex_lock(&o->mu);
+    o->entered = true;
+    pthread_cond_broadcast(&o->cv);
+    while (!o->open) pthread_cond_wait(&o->cv, &o->mu);
+    pthread_mutex_unlock(&o->mu);
+}
+
+static void record(void *arg, int w)
+{
+    (void)w;
+    step *s = arg;
+    pthread_mutex_lock(&s->o->mu);
+    s->o->seq[s->o->nseq++] = s->id;
+    pthread_mutex_unlock(&s->o->mu);
+}
+
+/* One worker held by a gate; then plain tasks 1, 2, 3 and urgent tasks 10, 11 are queued; opened,
+ * the worker must run 10, 11 before 1, 2, 3 (each kind in its own order). */
+static void test_urgent(check_ctx *T)
+{
+    axb_error err = AXB_ERROR_INIT;
+    axb_pool *p = NULL;
+    order o = {.entered = false, .open = false, .nseq = 0};
+    pthread_mutex_init(&o.mu, NULL);
+    pthread_cond_init(&o.cv, NULL);
+    axb_task_group *plain = NULL, *urgent = NULL;
+    CHECK(T, axb_pool_create(1, &p, &err) == AXB_OK);
+    CHECK(T, axb_task_group_create(p, &plain, &err) == AXB_OK && axb_task_group_create(p, &urgent, &err) == AXB_OK);
+    if (!p || !plain || !urgent) return;
+    axb_task_group_urgent(urgent);
+    step st[5] = {{&o, 1}, {&o, 2}, {&o, 3}, {&o, 10}, {&o, 11}};
+    CHECK(T, axb_task_group_submit(plain, gate, &o, &err) == AXB_OK);
+    /* the worker holds the gate before anything else is queued (the caller does not help here) */
+    pthread_mutex_lock(&o.mu);
+    while (!o.entered) pthread_cond_wait(&o.cv, &o.mu);
+    pthread_mutex_unlock(&o.mu);
+    for (int k = 0; k < 3; k++) CHECK(T, axb_task_group_submit(plain, record, &st[k], &err) == AXB_OK);
+    for (int k = 3; k < 5; k++) CHECK(T, axb_task_group_submit(urgent, record, &st[k], &err) == AXB_OK);
+    pthread_mutex_lock(&o.mu);
+    o.open = true;
+    pthread_cond_broadcast(&o.cv);
+    pthread_mutex_unlock(&o.mu);
+    axb_pool_destroy(&p); /* joins the worker: everything has run */
+    const int want[5] = {10, 11, 1, 2, 3};
+    int same = o.nseq == 5;
+    for (int k = 0; k < 5 && same; k++) same = o.seq[k] == want[k];
+    CHECK_MSG(T, same, "order %d %d %d %d %d (of %d), want 10 11 1 2 3", o.seq[0], o.seq[1], o.seq[2], o.seq[3],
+              o.seq[4], o.nseq);
+    axb_task_group_free(&plain);
+    axb_task_group_free(&urgent);
+    pthread_mutex_destroy(&o.mu);
+    pthread_cond_destroy(&o.cv);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -121,6 +195,7 @@ int main(void)
         free(worker);
     }
     test_first_failure(&T, NULL);
+    test_urgent(&T);
     axb_pool_destroy(NULL);
     axb_task_group_free(NULL);
     return check_summary(&T);

@@ -340,6 +340,8 @@ static axb_status ensure_pool(axb_chunk_reader *r, axb_error *err)
         r->pool = r->own_pool;
     }
     AXB_TRY(axb_task_group_create(r->pool, &r->group, err));
+    /* the caller waits for its chunks, maybe while the pool also computes an extraction batch */
+    axb_task_group_urgent(r->group);
     const int nw = axb_pool_size(r->pool) + 1;
     r->w = calloc((size_t)nw, sizeof *r->w);
     if (!r->w) return axb_error_set(err, AXB_ERR_NOMEM, "reader threads");
