@@ -242,8 +242,9 @@ static void combine_forward(const axb_extract_plan *p, axb_extract_lane *ln, con
 }
 
 axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair,
-                           const axb_loc *loc, axb_elem_state *es, const float *point, double *raw, axb_error *err)
+                           const axb_loc *loc, axb_elem_state *es, axb_error *err)
 {
+    double *raw = ln->raw;
     const axb_db_info *in = p->info;
     const axb_source *src = pair->src;
     const bool force = src->type == AXB_SRC_FORCE;
@@ -260,8 +261,8 @@ axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, cons
         /* the stored strain, 12 traces; combine_mt's sums go to the two after them */
         double *ez = ln->traces + 2 * p->nt, *ex = ez + 6 * p->nt;
         const int off_x = 0, off_z = in->has_sim[AXB_SIM_PX] ? 6 : 0;
-        if (p->need_pz) point_strain(p, point, off_z, ez);
-        if (p->need_px) point_strain(p, point, off_x, ex);
+        if (p->need_pz) point_strain(p, es->block, off_z, ez);
+        if (p->need_px) point_strain(p, es->block, off_x, ex);
         combine_mt(p, ln, src, pair->rec, loc, ez, ex, raw);
         return AXB_OK;
     }

@@ -66,14 +66,14 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
 /* Per-element derived fields, computed lazily for the element whose block is given. */
 typedef struct axb_elem_state {
     int64_t elem;
-    const float *block; /* [nvars][np1][np1][nt] from the database */
+    const float *block; /* [nvars][np1][np1][nt] from the database; strain_only: the point's [nv][nt] */
     bool have_strain;
 } axb_elem_state;
 
 /* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose
- * element data is in @p es (displ_only) or whose point data is @p point ([nv][nt], strain_only). */
+ * element (displ_only) or point (strain_only) data is in @p es, into ln->raw. */
 axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, const axb_pair_ref *pair,
-                           const axb_loc *loc, axb_elem_state *es, const float *point, double *raw, axb_error *err);
+                           const axb_loc *loc, axb_elem_state *es, axb_error *err);
 
 /* A subfault's rupture time (time_shift; NaN: 0) against the reconvolution's record of nfft
  * samples of dt seconds: the shift is a circular phase shift there, so a time below 0 or of

@@ -371,7 +371,7 @@ static axb_status compute_pairs(const axb_job_ctx *c, batch_run *b, const axb_ba
         const int64_t r = b->recv[k].row;
         const axb_pair_ref ref = pair_of(&c->rows, r);
         double *out = b->data + (k - bt->first) * b->row_doubles;
-        axb_status st = axb_extract_raw(p, ln, &ref, loc, &es, es.block, ln->raw, err);
+        axb_status st = axb_extract_raw(p, ln, &ref, loc, &es, err);
         if (st == AXB_OK) st = axb_extract_finish(p, ln, &ref, ln->raw, out, err);
         if (st != AXB_OK) return axb_error_prefix(err, "row %lld", (long long)r);
         b->rows[k - bt->first] = r;

@@ -72,7 +72,7 @@ static axb_status run_batch(walk *w, const axb_batch *bt, axb_error *err)
         const located *l = &w->L[k];
         if (l->loc.id != es.elem) es = (axb_elem_state){l->loc.id, w->blk[++slot], false};
         const axb_pair_ref *ref = &w->pairs[l->pair];
-        axb_status st = axb_extract_raw(p, &p->lanes[0], ref, &l->loc, &es, es.block, p->lanes[0].raw, err);
+        axb_status st = axb_extract_raw(p, &p->lanes[0], ref, &l->loc, &es, err);
         if (st == AXB_OK) st = w->sink(p, l->pair, ref, p->lanes[0].raw, w->ctx, err);
         p->stats.pairs++;
         if (st != AXB_OK) return axb_error_prefix(err, "%s %lld", w->what, (long long)(w->first + l->pair));
