@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/large_alloc.h"
 #include "engines/elem_cache.h"
 
 static int64_t hslot(const axb_elem_cache *c, int64_t id)
@@ -29,7 +30,7 @@ axb_status axb_elem_cache_init(axb_elem_cache *c, int64_t bytes, int64_t unit, a
     c->tsize = (int64_t)1 << bits;
     c->ids = malloc((size_t)cap * sizeof *c->ids);
     c->table = malloc((size_t)c->tsize * sizeof *c->table);
-    c->data = malloc((size_t)cap * (size_t)unit * sizeof *c->data);
+    c->data = axb_large_alloc((size_t)cap * (size_t)unit * sizeof *c->data);
     if (!c->ids || !c->table || !c->data) {
         axb_elem_cache_free(c);
         return axb_error_set(err, AXB_ERR_NOMEM, "element cache of %lld blocks (lower the cache size)", (long long)cap);

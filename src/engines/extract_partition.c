@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/agree.h"
+#include "core/large_alloc.h"
 #include "core/mpi_check.h"
 #include "engines/batch_iter.h"
 #include "engines/extract_internal.h"
@@ -286,15 +287,15 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
     /* with worker threads, every rank writes a batch while its workers compute the next one */
     b->late = b->independent && (c->rank % 2 == 1 || axb_db_get_threads(c->db) > 1);
     const int64_t per = b->it.max_units, nrows = b->it.max_items;
-    b->blocks = malloc((size_t)(per * b->unit) * sizeof *b->blocks);
+    b->blocks = axb_large_alloc((size_t)(per * b->unit) * sizeof *b->blocks);
     b->carry = malloc((size_t)b->unit * sizeof *b->carry);
     b->ids = malloc((size_t)per * sizeof *b->ids);
     b->next_ids = malloc((size_t)per * sizeof *b->next_ids);
     b->rows = malloc((size_t)nrows * sizeof *b->rows);
-    b->data = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data);
+    b->data = axb_large_alloc((size_t)(nrows * b->row_doubles) * sizeof *b->data);
     if (b->late) {
         b->rows2 = malloc((size_t)nrows * sizeof *b->rows2);
-        b->data2 = malloc((size_t)(nrows * b->row_doubles) * sizeof *b->data2);
+        b->data2 = axb_large_alloc((size_t)(nrows * b->row_doubles) * sizeof *b->data2);
     }
     axb_status st = AXB_OK;
     if (!b->blocks || !b->carry || !b->ids || !b->next_ids || !b->rows || !b->data ||
@@ -308,7 +309,7 @@ static axb_status batch_run_init(const axb_job_ctx *c, const rec *recv, int64_t 
     AXB_MPI_CHECK(st, err, MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm), "threads of every rank");
     AXB_TRY(axb_agree(c->comm, st, err));
     b->pipelined = all != 0;
-    if (b->pipelined && !(b->spare = malloc((size_t)(per * b->unit) * sizeof *b->spare)))
+    if (b->pipelined && !(b->spare = axb_large_alloc((size_t)(per * b->unit) * sizeof *b->spare)))
         st = axb_error_set(err, AXB_ERR_NOMEM, "read-ahead buffer of %lld elements", (long long)per);
     return axb_agree(c->comm, st, err);
 }

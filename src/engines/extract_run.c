@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/large_alloc.h"
 #include "engines/batch_iter.h"
 #include "engines/extract_internal.h"
 
@@ -110,7 +111,7 @@ static axb_status for_each_raw(axb_extract_plan *p, const char *what, int64_t fi
     const int64_t per = it.max_units;
     w.ids = malloc((size_t)per * sizeof *w.ids);
     w.miss = malloc((size_t)per * sizeof *w.miss);
-    w.buf = malloc((size_t)per * (size_t)w.unit * sizeof *w.buf);
+    w.buf = axb_large_alloc((size_t)per * (size_t)w.unit * sizeof *w.buf);
     w.blk = malloc((size_t)per * sizeof *w.blk);
     if (st == AXB_OK && (!w.ids || !w.miss || !w.buf || !w.blk))
         st = axb_error_set(err, AXB_ERR_NOMEM, "read buffer of %lld elements", (long long)per);

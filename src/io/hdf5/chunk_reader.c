@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "axibulk/timefmt.h"
+#include "core/large_alloc.h"
 #include "io/hdf5/chunk_filters.h"
 #include "io/hdf5/chunk_index.h"
 #include "io/hdf5/chunk_reader.h"
@@ -363,7 +364,7 @@ static axb_status size_cache(axb_chunk_reader *r, int64_t chunk_bytes, int64_t n
     if (posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) r->gbuf = NULL;
     r->mchunk = malloc((size_t)chunk_bytes);
     if (r->nslots > 0) {
-        r->slots = malloc((size_t)(r->nslots * chunk_bytes));
+        r->slots = axb_large_alloc((size_t)(r->nslots * chunk_bytes));
         r->slot_ds = malloc((size_t)r->nslots * sizeof *r->slot_ds);
         r->slot_chunk = malloc((size_t)r->nslots * sizeof *r->slot_chunk);
         r->slot_used = calloc((size_t)r->nslots, sizeof *r->slot_used);
