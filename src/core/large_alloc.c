@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#define SMALL_PAGE ((size_t)4096)
 #define HUGE_PAGE ((size_t)2 << 20)
 
 void *axb_large_alloc(size_t bytes)
 {
-    if (bytes < HUGE_PAGE) return malloc(bytes ? bytes : 1);
     void *p = NULL;
+    if (bytes < HUGE_PAGE) return posix_memalign(&p, SMALL_PAGE, bytes ? bytes : 1) == 0 ? p : NULL;
     if (posix_memalign(&p, HUGE_PAGE, bytes) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     /* advice only: a kernel without THP (or with it "never") says EINVAL and nothing changes */

@@ -9,9 +9,10 @@
 
 #include <stddef.h>
 
-/* At least @p bytes, or NULL. Blocks of 2 MiB and more start on a 2 MiB boundary and are advised
- * for huge pages; smaller ones are plain malloc. Either kind is released with free(), so a caller
- * owns it exactly as malloc'd memory. Contents are undefined, as malloc's. */
+/* At least @p bytes, or NULL. Every block starts on a page (4 KiB) boundary, so O_DIRECT can
+ * transfer from it; blocks of 2 MiB and more start on a 2 MiB boundary and are advised for huge
+ * pages. Released with free(), so a caller owns it exactly as malloc'd memory. Contents are
+ * undefined, as malloc's. */
 void *axb_large_alloc(size_t bytes);
 
 #endif

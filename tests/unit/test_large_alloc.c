@@ -1,7 +1,7 @@
 /* core/large_alloc.h: blocks of 2 MiB and more start on a 2 MiB boundary, their whole length is
  * writable and free() releases them; the kernel has them marked for huge pages ("hg" among the
  * VmFlags of the mapping that holds them in /proc/self/smaps, where the kernel has transparent
- * huge pages at all). Small blocks are ordinary heap blocks. */
+ * huge pages at all). Small blocks start on a 4 KiB page (O_DIRECT transfers from them). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,10 +70,11 @@ int main(void)
         free(p);
     }
     if (!thp) printf("transparent huge pages off in this kernel: the advice checks were not run\n");
-    /* small requests (zero bytes included) are heap blocks that free() takes */
+    /* small requests (zero bytes included): page-aligned heap blocks that free() takes */
     for (size_t n = 0; n < 3 * MIB / 2; n = n * 2 + 1) {
         unsigned char *p = axb_large_alloc(n);
         CHECK_MSG(&t, p != NULL, "%zu bytes", n);
+        CHECK_MSG(&t, (uintptr_t)p % 4096 == 0, "%zu bytes at %p: not on a page boundary", n, (void *)p);
         if (p && n) memset(p, 0xa5, n);
         free(p);
     }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/agree.h"
+#include "core/large_alloc.h"
 #include "core/unique.h"
 #include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
@@ -39,6 +40,10 @@ typedef struct orig_file {
 
 typedef struct orig_impl {
     orig_file f[4];
+    /* one variable's columns of a read, kept between reads: at a repack's slab sizes a fresh
+     * buffer per read is a fresh mapping, and every page of it a fault */
+    float *col;
+    size_t col_bytes;
 } orig_impl;
 
 /* The variables a run's file holds, in the order they appear in element blocks / point reads. */
@@ -197,6 +202,7 @@ static void orig_close(axb_db *db)
     orig_impl *o = db->impl;
     if (!o) return;
     for (int k = 0; k < 4; k++) axb_chunk_reader_close(&o->f[k].raw);
+    free(o->col);
     for (int k = 0; k < 4; k++) {
         for (int v = 0; v < NV_MAX; v++)
             if (o->f[k].dset[v] >= 0) H5Dclose(o->f[k].dset[v]);
@@ -370,8 +376,15 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
 {
     orig_impl *o = db->impl;
     const axb_db_info *info = &db->info;
-    float *col = malloc((size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof *col);
-    if (!col) return axb_error_set(err, AXB_ERR_NOMEM, "read buffer for %lld points", (long long)nu);
+    const size_t need = (size_t)(nu ? nu : 1) * (size_t)info->ndumps * sizeof(float);
+    if (need > o->col_bytes) {
+        free(o->col);
+        o->col_bytes = 0;
+        if (!(o->col = axb_large_alloc(need)))
+            return axb_error_set(err, AXB_ERR_NOMEM, "read buffer for %lld points", (long long)nu);
+        o->col_bytes = need;
+    }
+    float *col = o->col;
     /* the chunks of all variables of a file (bulk reads; else the filtered ones), in file order, in
      * the background while the first ones are transposed (a no-op where an earlier
      * prefetch_elements queued them) */
@@ -395,7 +408,6 @@ static axb_status gather(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mod
             if (!st) place(db, col, pm, nu, gv, ctx);
         }
     }
-    free(col);
     return st;
 }
 

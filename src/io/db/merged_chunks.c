@@ -18,6 +18,7 @@
 
 #include "axibulk/timefmt.h"
 #include "core/agree.h"
+#include "core/large_alloc.h"
 #include "core/mpi_check.h"
 #include "core/pool.h"
 #include "io/db/db_names.h"
@@ -150,8 +151,8 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         if (m->per < 1) m->per = 1;
         if (m->per * m->block_bytes > m->def.max_put_bytes) m->per = m->def.max_put_bytes / m->block_bytes;
         if (m->per < 1) m->per = 1;
-        m->buf = malloc((size_t)m->per * (size_t)m->block_bytes);
-        c->cbuf = malloc((size_t)m->per * c->cap);
+        m->buf = axb_large_alloc((size_t)m->per * (size_t)m->block_bytes);
+        c->cbuf = axb_large_alloc((size_t)m->per * c->cap);
         c->csize = malloc((size_t)m->per * sizeof *c->csize);
         if (!c->enc || !m->buf || !c->cbuf || !c->csize)
             st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld elements (reduce --memory)", (long long)m->per);
@@ -159,7 +160,7 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
     axb_encoder_free(&probe);
     /* every rank's put size is the same (the same def), so rank 0 can size its receive buffer */
     if (!st && w->rank == 0) {
-        c->rbuf = malloc((size_t)m->per * c->cap);
+        c->rbuf = axb_large_alloc((size_t)m->per * c->cap);
         c->rsize = malloc((size_t)m->per * sizeof *c->rsize);
         if (!c->rbuf || !c->rsize) st = axb_error_set(err, AXB_ERR_NOMEM, "receive buffers (reduce --memory)");
         if (!st) {

@@ -11,6 +11,7 @@
 
 #include "axibulk/timefmt.h"
 #include "core/agree.h"
+#include "core/large_alloc.h"
 #include "core/mpi_check.h"
 #include "io/db/db_names.h"
 #include "io/db/merged_internal.h"
@@ -33,7 +34,7 @@ static axb_status coll_open(axb_db_writer *w, axb_error *err)
     const int rc = nc_var_par_access(m->ncid, m->var, NC_COLLECTIVE);
     AXB_TRY(axb_agree(w->comm, rc == NC_NOERR ? AXB_OK : axb_nc_error(err, rc, "%s: collective access", w->path), err));
     m->per = elements_per_put(m, m->def.inflight_bytes);
-    m->buf = malloc((size_t)m->per * (size_t)m->block_bytes);
+    m->buf = axb_large_alloc((size_t)m->per * (size_t)m->block_bytes);
     /* best effort: without it, puts are written back when the kernel decides */
     m->wfd = open(w->path, O_RDONLY);
     axb_status st = m->buf

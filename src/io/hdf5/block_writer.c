@@ -12,6 +12,7 @@
 
 #include "axibulk/db.h" /* AXB_PATH_MAX */
 #include "axibulk/timefmt.h"
+#include "core/large_alloc.h"
 #include "io/hdf5/h5util.h"
 
 #define ALIGN ((int64_t)AXB_BLOCK_WRITER_ALIGN)
@@ -62,7 +63,7 @@ axb_status axb_block_writer_open(const char *path, size_t capacity, bool direct,
     f->fd_direct = f->fd_plain = -1;
     f->capacity = capacity;
     for (int k = 0; k < 2; k++)
-        if (posix_memalign((void **)&f->bufs[k], (size_t)ALIGN, capacity + 2 * (size_t)ALIGN) != 0) {
+        if (!(f->bufs[k] = axb_large_alloc(capacity + 2 * (size_t)ALIGN))) {
             free(f->bufs[0]);
             free(f);
             return axb_error_set(err, AXB_ERR_NOMEM, "%s: write buffers of 2 x %zu bytes", path, capacity);
