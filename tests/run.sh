@@ -28,7 +28,10 @@ cmake --build "$root/build/ci-sanitize" -j "$jobs"
 # Open MPI keeps allocations until exit; its plugins stay mapped (disable_dlclose) and full
 # unwinding is on so tests/lsan.supp can name them, while leaks in axibulk's code still fail.
 export OMPI_MCA_mca_base_component_disable_dlclose=1
-export ASAN_OPTIONS=fast_unwind_on_malloc=0:detect_leaks=1
+# ASan keeps its shadow memory off huge pages by default; where a page fault is as dear as on this
+# VM, the shadow's 4 KiB faults took half of a test's time (test_extract_reference: 53 s, 11 s
+# with them allowed; docs/testing.md). Detection is the same.
+export ASAN_OPTIONS=fast_unwind_on_malloc=0:detect_leaks=1:no_huge_pages_for_shadow=0
 export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # A singleton (axibulk run without mpirun, as several tests do) lets hwloc discover the machine
