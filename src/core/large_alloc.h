@@ -1,7 +1,7 @@
 /* Buffers of megabytes that a job keeps for its whole run: chunk caches, batch blocks, row
  * buffers. Their first touch costs one page fault per 4 KiB page, and on a virtual machine a fault
- * costs microseconds: the 128 MB chunk cache of an original-layout extraction took 33,000 faults,
- * a third of the run (docs/benchmarks.md). Linux backs memory with 2 MiB pages where it is told to
+ * costs microseconds: the 128 MB chunk cache of an original-layout extraction took 32,900 of its
+ * 55,100 faults, which cost a fifth of the run (docs/benchmarks.md). Linux backs memory with 2 MiB pages where it is told to
  * (transparent huge pages in "madvise" mode, Debian's default): 512 times fewer faults and TLB
  * entries. */
 #ifndef AXB_CORE_LARGE_ALLOC_H

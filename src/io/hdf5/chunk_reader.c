@@ -213,8 +213,7 @@ static void stages_to_cpu(axb_chunk_stats *st, double *t_tr, double cpu)
 static axb_status worker_ready(axb_chunk_reader *r, rc_worker *w, axb_error *err)
 {
     if (w->ready) return AXB_OK;
-    if (!w->buf && posix_memalign((void **)&w->buf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0)
-        w->buf = NULL;
+    if (!w->buf) w->buf = axb_large_alloc((size_t)(r->gcap + 2 * RC_ALIGN)); /* page-aligned: O_DIRECT */
     if (!w->buf) return axb_error_set(err, AXB_ERR_NOMEM, "read buffer");
     if (r->any_filtered && !w->dec) AXB_TRY(axb_decoder_create(&w->dec, err));
     if (w->f.fd < 0) AXB_TRY(fd_open(r->path, !r->any_filtered, &w->f, err));
@@ -361,7 +360,7 @@ static axb_status size_cache(axb_chunk_reader *r, int64_t chunk_bytes, int64_t n
     if (filtered && r->nslots < RC_MIN_SLOTS_FILTERED) r->nslots = RC_MIN_SLOTS_FILTERED;
     if (r->nslots > (int64_t)RC_MAX_DSETS * nchunks) r->nslots = (int64_t)RC_MAX_DSETS * nchunks;
     if (r->nslots > INT32_MAX) r->nslots = INT32_MAX;
-    if (posix_memalign((void **)&r->gbuf, (size_t)RC_ALIGN, (size_t)(r->gcap + 2 * RC_ALIGN)) != 0) r->gbuf = NULL;
+    r->gbuf = axb_large_alloc((size_t)(r->gcap + 2 * RC_ALIGN)); /* page-aligned: O_DIRECT */
     r->mchunk = malloc((size_t)chunk_bytes);
     if (r->nslots > 0) {
         r->slots = axb_large_alloc((size_t)(r->nslots * chunk_bytes));
