@@ -7,7 +7,7 @@
 # usage: cli_test.sh AXIBULK MKFIXTURE SHARED_DATA MPIEXEC NP
 set -u
 AXB=$1 MKF=$2 DATA=$3 MPIEXEC=$4 NP=$5
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-cli-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 pass=0 fail=0

@@ -6,7 +6,7 @@
 # usage: diskfull_test.sh AXIBULK MPIEXEC
 set -u
 AXB=$1 MPIEXEC=$2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-diskfull-XXXXXX")
 FULL="$TMP/full"
 mkdir -p "$FULL"

@@ -18,7 +18,7 @@ case $size in
     small) npairs=4000 nasdf=300 ;;
     *) echo "unknown size '$size' (small or large)"; exit 2 ;;
 esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-xresume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }

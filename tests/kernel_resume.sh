@@ -9,7 +9,7 @@
 # cells left to do.
 set -u
 AXB=$1 MPIEXEC=$2 DATA=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
 FWD=$DATA/axisem-prem-100s/100s_db_fwd BWD=$DATA/axisem-prem-100s/100s_db_bwd_displ_only
 [ -d "$FWD" ] && [ -d "$BWD" ] || { echo "skipped: no shared 100 s PREM databases under $DATA"; exit 77; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

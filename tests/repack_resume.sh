@@ -6,7 +6,7 @@ set -u
 AXB=$1 DATA=$2 MPIEXEC=$3
 SRC="$DATA/axisem-prem-50s/prem_50s_bwd_displ_only"
 if [ ! -d "$SRC" ]; then echo "shared data not found: skipped"; exit 77; fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-resume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # elements in the record (core/partial.h): a header line, then lists of int64 magic, count,

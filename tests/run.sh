@@ -11,6 +11,8 @@ bash "$root/jobs/install-deps.sh" --tests
 
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# a refused command would otherwise cost 2 s in mpiexec at exit (tests/CMakeLists.txt, AXB_MPI_ENV)
+export OMPI_MCA_odls_base_sigkill_timeout=0
 
 echo "== Release build (-Werror)"
 cmake -S "$root" -B "$root/build/ci-release" -DCMAKE_BUILD_TYPE=Release -DAXB_WERROR=ON >/dev/null
