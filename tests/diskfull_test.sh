@@ -7,6 +7,7 @@
 set -u
 AXB=$1 MPIEXEC=$2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/leak_checked.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-diskfull-XXXXXX")
 FULL="$TMP/full"
 mkdir -p "$FULL"
@@ -29,12 +30,15 @@ for i in range(12000):
           f"{random.uniform(-80, 80):.3f} {random.uniform(-180, 180):.3f}")
 PY
 
-# NAME FINAL COMMAND...: run under mpirun -q (Open MPI's own lines off), check status, line, leftovers
+# [leak_checked] NAME FINAL COMMAND...: run under mpirun -q (Open MPI's own lines off), check status,
+# line, leftovers
 check() {
+    local pre=()
+    if [ "$1" = leak_checked ]; then pre=(leak_checked); shift; fi
     local name=$1 final=$2
     shift 2
     rm -rf "${FULL:?}"/*
-    timeout 60 "$MPIEXEC" -q -n 2 "$AXB" "$@" >/dev/null 2>"$TMP/err"
+    "${pre[@]}" timeout 60 "$MPIEXEC" -q -n 2 "$AXB" "$@" >/dev/null 2>"$TMP/err"
     local rc=$?
     local lines; lines=$(grep -c "error" "$TMP/err")
     if [ $rc != 1 ]; then fail "$name: exit status $rc (want 1): $(cat "$TMP/err")"; return; fi
@@ -47,7 +51,7 @@ check() {
 
 check "mkdb" "$FULL/db" mkdb -o "$FULL/db" --period 40 --length 1200 --rmin-km 5000 --points-per-wavelength 6
 check "repack" "$FULL/m/merged_output.nc4" repack "$TMP/db" "$FULL/m" -q
-check "extract bulk" "$FULL/out.h5" extract --db "$TMP/db" --pairs "$TMP/pairs.txt" -o "$FULL/out.h5" -q
+check leak_checked "extract bulk" "$FULL/out.h5" extract --db "$TMP/db" --pairs "$TMP/pairs.txt" -o "$FULL/out.h5" -q
 check "extract asdf" "$FULL/out.asdf.h5" extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --format asdf \
     -o "$FULL/out.asdf.h5" -q
 # (a disk that fills up in the middle of a run goes through the same write paths that

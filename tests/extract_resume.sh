@@ -9,6 +9,7 @@
 set -u
 AXB=$1 MPIEXEC=$2
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/record_units.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/leak_checked.sh"
 size=${3:-${AXB_RESUME_SIZE:-}}
 if [ -z "$size" ]; then
     if ldd "$AXB" 2>/dev/null | grep -q libasan; then size=small; else size=large; fi
@@ -61,7 +62,7 @@ args=(extract --db "$TMP/db" --pairs "$TMP/pairs.txt" --components ZNE --precisi
 # the default interval (rows not recorded by the end are published by the commit all the same)
 kill_at_rows "$TMP/out.h5" $((npairs / 4)) "pairs $TMP/pairs.txt" \
     "$MPIEXEC" -n 2 "$AXB" "${args[@]}" --write-mode collective --checkpoint 0 -o "$TMP/out.h5"
-"$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >"$TMP/summary" || fail "--resume failed"
+leak_checked "$MPIEXEC" -n 2 "$AXB" "${args[@]}" -o "$TMP/out.h5" --resume >"$TMP/summary" || fail "--resume failed"
 # the summary tells the rows of this run from those of the killed one
 grep -q "^wrote $npairs rows ([1-9][0-9]* of them written before the resume)" "$TMP/summary" ||
     fail "resume summary: $(cat "$TMP/summary")"

@@ -14,6 +14,7 @@ FWD=$DATA/axisem-prem-100s/100s_db_fwd BWD=$DATA/axisem-prem-100s/100s_db_bwd_di
 [ -d "$FWD" ] && [ -d "$BWD" ] || { echo "skipped: no shared 100 s PREM databases under $DATA"; exit 77; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/record_units.sh"
+. "$HERE/leak_checked.sh"
 INPUTS=$(cd "$HERE/../inputs" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-kresume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -81,7 +82,7 @@ grep -q "(job: [0-9a-f]*, now [0-9a-f]*)" "$TMP/err" || fail "unexpected message
 [ -e "$out.partial.record" ] || fail "the refused resume removed the record"
 
 # resume on one rank (the cells are dealt anew; each cell's values depend on the cell alone)
-run 1 "$TMP/job.yaml" -o "$out" --resume --stats "$TMP/stats.json" >/dev/null || fail "--resume failed"
+leak_checked run 1 "$TMP/job.yaml" -o "$out" --resume --stats "$TMP/stats.json" >/dev/null || fail "--resume failed"
 [ -e "$out" ] && [ ! -e "$out.partial" ] && [ ! -e "$out.partial.record" ] && [ ! -e "$out.partial.cells" ] ||
     fail "not committed, or the checkpoint left behind"
 computed=$(sed -n 's/.*"cells_computed": \([0-9]*\).*/\1/p' "$TMP/stats.json")

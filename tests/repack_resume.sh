@@ -7,6 +7,7 @@ AXB=$1 DATA=$2 MPIEXEC=$3
 SRC="$DATA/axisem-prem-50s/prem_50s_bwd_displ_only"
 if [ ! -d "$SRC" ]; then echo "shared data not found: skipped"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0 # tests/CMakeLists.txt
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/leak_checked.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axb-resume-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # elements in the record (core/partial.h): a header line, then lists of int64 magic, count,
@@ -51,7 +52,9 @@ if [ $killed = 0 ] || [ -e "$DST/merged_output.nc4" ]; then
     echo "FAIL ($kill_mode): the repack could not be interrupted part-way"; echo "$passed passed, 1 failed"; exit 1
 fi
 echo "$kill_mode: killed after $n of 4992 elements"
-if "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" "${storage[@]}" --memory 1M --resume --verify -q &&
+check=()
+[ $kill_mode = direct ] && check=(leak_checked) # one resume keeps the leak check (tests/leak_checked.sh)
+if "${check[@]}" "$MPIEXEC" -n 2 "$AXB" repack "$SRC" "$DST" "${storage[@]}" --memory 1M --resume --verify -q &&
    [ -e "$DST/merged_output.nc4" ] && [ ! -e "$DST/merged_output.nc4.partial" ]; then
     passed=$((passed + 1))
 else
