@@ -21,7 +21,7 @@ pkgs=(gcc libc6-dev make cmake pkg-config
       openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev libhdf5-mpi-dev hdf5-tools
       libnetcdf-mpi-dev netcdf-bin
-      libfftw3-dev libyaml-dev libxml2-dev libdeflate-dev)
+      libfftw3-dev libyaml-dev libxml2-dev libdeflate-dev libisal-dev)
 [ "${1:-}" = "--tests" ] && pkgs+=(python3 python3-h5py python3-numpy python3-lxml gnuplot-nox clang-format python3-paraview xvfb xauth clang libclang-rt-14-dev)
 
 if [ "${AXB_NO_INSTALL:-0}" = 1 ]; then exit 0; fi

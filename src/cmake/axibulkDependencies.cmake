@@ -3,7 +3,7 @@
 # cannot drift apart. The caller has already found MPI (C), HDF5 (C, HDF5_PREFER_PARALLEL set),
 # Threads and PkgConfig. Defines the imported targets axibulk's targets link to:
 # hdf5::hdf5 (CMake's FindHDF5), PkgConfig::AXB_FFTW3, PkgConfig::AXB_FFTW3F, PkgConfig::AXB_YAML,
-# PkgConfig::AXB_XML2, PkgConfig::AXB_DEFLATE and axibulk::netcdf_mpi.
+# PkgConfig::AXB_XML2, PkgConfig::AXB_DEFLATE, PkgConfig::AXB_ISAL and axibulk::netcdf_mpi.
 
 # Debian ships serial and parallel HDF5 side by side; the serial one would silently break
 # collective I/O.
@@ -18,7 +18,7 @@ endif()
 
 # The prefix keeps these imported targets apart from a using program's own pkg-config targets.
 foreach(_axb_mod IN ITEMS "AXB_FFTW3;fftw3" "AXB_FFTW3F;fftw3f" "AXB_YAML;yaml-0.1" "AXB_XML2;libxml-2.0"
-                          "AXB_DEFLATE;libdeflate")
+                          "AXB_DEFLATE;libdeflate" "AXB_ISAL;libisal")
   list(GET _axb_mod 0 _axb_prefix)
   list(GET _axb_mod 1 _axb_name)
   if(NOT TARGET PkgConfig::${_axb_prefix})

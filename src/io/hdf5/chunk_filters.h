@@ -45,7 +45,8 @@ axb_status axb_decode_chunk(axb_decoder *d, const axb_filters *f, unsigned mask,
                             size_t srclen, unsigned char *dst, size_t dstlen, axb_decode_times *t, axb_error *err);
 
 /* One thread's encoder for the pipeline shuffle (element size 4) + deflate at one level, the
- * chunks of merged files: the zlib streams HDF5's deflate filter reads. */
+ * chunks of merged files: the zlib streams HDF5's deflate filter reads. Levels 1 and 2 are
+ * encoded by ISA-L's igzip (fast), the others by libdeflate (chunk_filters.c says why). */
 typedef struct axb_encoder axb_encoder;
 axb_status axb_encoder_create(int level, axb_encoder **out, axb_error *err);
 void axb_encoder_free(axb_encoder **e);
