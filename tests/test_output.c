@@ -114,13 +114,15 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-typedef enum { ROUND_ROBIN, REVERSE_BLOCKS, LOCAL_STAGGERED } distribution;
+typedef enum { ROUND_ROBIN, REVERSE_BLOCKS, LOCAL_STAGGERED, LOCAL_ONE_RANK, LOCAL_ONE_CALL } distribution;
 
 /* This rank's rows in the order it passes them. */
 static int64_t my_rows(distribution how, int rank, int size, int64_t *rows)
 {
     int64_t n = 0;
-    if (how != REVERSE_BLOCKS) {
+    if (how == LOCAL_ONE_RANK || how == LOCAL_ONE_CALL) { /* the last rank has all, scattered */
+        for (int64_t i = 0; rank == size - 1 && i < NROWS; i++) rows[n++] = (5 * i + 3) % NROWS;
+    } else if (how != REVERSE_BLOCKS) {
         for (int64_t i = 0; i < NROWS; i++)
             if (i % size == rank) rows[n++] = i;
     } else {
@@ -155,6 +157,16 @@ static axb_status write_all(check_ctx *T, axb_output *o, distribution how, int n
         CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
         ls = odd ? axb_output_write_local(o, n, rows, data, &err)
                  : axb_output_write_local(o, n - half, rows + half, data + half * ncomp * NSAMP, &err);
+        st = axb_output_sync(o, ls, &err);
+        CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
+    } else if (how == LOCAL_ONE_RANK || how == LOCAL_ONE_CALL) {
+        /* independent writes wait in a stage of at most twice a rank's share (8 rows with 4 ranks,
+         * 26 with one): with 4 ranks the second call of 5 finds it too full and writes the first,
+         * and one call of 12 bypasses it; with fewer ranks every row waits for the close */
+        const int64_t step = how == LOCAL_ONE_RANK ? 5 : NROWS;
+        axb_status ls = AXB_OK;
+        for (int64_t k = 0; k < n && ls == AXB_OK; k += step)
+            ls = axb_output_write_local(o, n - k < step ? n - k : step, rows + k, data + k * ncomp * NSAMP, &err);
         st = axb_output_sync(o, ls, &err);
         CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
     } else if (how == ROUND_ROBIN) {
@@ -1082,6 +1094,8 @@ int main(int argc, char **argv)
     write_and_check(&T, dir, "bulk32rr.h5", AXB_OUT_BULK, AXB_FLOAT32, "T", ROUND_ROBIN, size);
     write_and_check(&T, dir, "bulk64l.h5", AXB_OUT_BULK, AXB_FLOAT64, "ZNE", LOCAL_STAGGERED, size);
     write_and_check(&T, dir, "bulk32l.h5", AXB_OUT_BULK, AXB_FLOAT32, "RT", LOCAL_STAGGERED, size);
+    write_and_check(&T, dir, "bulk32s.h5", AXB_OUT_BULK, AXB_FLOAT32, "ZNE", LOCAL_ONE_RANK, size);
+    write_and_check(&T, dir, "bulk64s.h5", AXB_OUT_BULK, AXB_FLOAT64, "Z", LOCAL_ONE_CALL, size);
     write_and_check(&T, dir, "asdf64.h5", AXB_OUT_ASDF, AXB_FLOAT64, "ZNE", REVERSE_BLOCKS, size);
     write_and_check(&T, dir, "asdf32.h5", AXB_OUT_ASDF, AXB_FLOAT32, "ZRT", ROUND_ROBIN, size);
     check_tag_levels(&T, dir, size);

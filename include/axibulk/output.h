@@ -115,6 +115,11 @@ AXB_NODISCARD axb_status axb_output_write(axb_output *o, int64_t n, const int64_
  * ranks write while others compute (one node, where every write to the file takes the same
  * kernel lock). The rows count as on disk, for a resume, only after a later checkpoint (of
  * axb_output_sync or axb_output_write).
+ * The rows are copied (in the file's precision) into a stage of up to 64 MB per rank and written
+ * in file order when the stage is full, at the next checkpoint, at an axb_output_write or when
+ * the file is committed, so scattered rows of many calls join into long writes; @p data may be
+ * reused as soon as the call returns. A failure to write staged rows (a full disk) is reported
+ * by the call that writes them.
  * A failure is this rank's alone: pass it to the next axb_output_sync, which every rank calls.
  * AXB_ERR_UNSUPPORTED for a format without independent writes (see axb_output_can_write_local).
  */

@@ -76,6 +76,12 @@ struct axb_output {
     uint8_t *written;    /* [nrows] 1 where this rank wrote the row */
     void *convbuf;       /* write-time buffer for sorting/conversion, grown as needed */
     size_t convbuf_size;
+    /* Independent writes wait here, in the file's precision, until a checkpoint, the close or a
+     * full stage writes them in file order (out_rows.c). */
+    void *stage;         /* [stage_cap] rows, in the order they came */
+    int64_t *stage_rows; /* [stage_cap] their row numbers */
+    int64_t nstaged, stage_cap;
+    void *runbuf;     /* [OUT_RUN_BYTES]: staged rows gathered in file order */
     void *impl;       /* backend state, owned by the backend */
     int64_t *pending; /* rows written (by either write) since the last record, to record */
     int64_t npending, pending_cap;
@@ -83,6 +89,11 @@ struct axb_output {
     double checkpoint_seconds; /* between records (axb_output_desc); 0: after every write */
     double last_record;        /* this rank's axb_wall_seconds() at the last record or the opening */
 };
+
+/* Bytes of independent writes staged per rank before they are written (at most the rank's share
+ * of the file is allocated), and of the buffer that gathers them in file order for the writes. */
+#define OUT_STAGE_BYTES ((int64_t)64 << 20)
+#define OUT_RUN_BYTES ((int64_t)4 << 20)
 
 /* MPI counts are int: long row lists go in pieces. */
 #define OUT_MPI_CHUNK (1 << 30)
@@ -102,6 +113,9 @@ void axb_out_identity(const axb_output_desc *d, char *buf, size_t size);
  * (*outdata is @p data itself when no copy is needed). */
 axb_status axb_out_prepare_rows(axb_output *o, int64_t n, const int64_t *rows, const double *data, int64_t *sorted,
                                 const void **outdata, axb_error *err);
+
+/* Writes this rank's staged independent rows (local; the caller agrees on the status). */
+axb_status axb_out_flush_stage(axb_output *o, axb_error *err);
 
 /* ---- HDF5 writing helpers (out_h5.c). Every failure is AXB_ERR_HDF5 naming the object and
  * HDF5's innermost reason. All are collective when the file is open with the MPI-IO driver. ---- */

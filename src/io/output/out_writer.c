@@ -147,6 +147,9 @@ static void free_output(axb_output *o)
     if (o->comm != MPI_COMM_NULL) MPI_Comm_free(&o->comm);
     free(o->written);
     free(o->convbuf);
+    free(o->stage);
+    free(o->stage_rows);
+    free(o->runbuf);
     free(o->pending);
     free(o);
 }
@@ -369,6 +372,8 @@ axb_status axb_output_close(axb_output **po, bool commit, axb_error *err)
     uint8_t *all = malloc((size_t)o->nrows);
     int64_t dup = -1;
     axb_status st = all ? AXB_OK : axb_error_set(err, AXB_ERR_NOMEM, "%s: row bookkeeping", o->path);
+    /* staged rows of a failed run are left out: unrecorded, a resume computes them again */
+    if (st == AXB_OK && commit) st = axb_out_flush_stage(o, err);
     st = axb_agree(o->comm, st, err);
     if (st == AXB_OK) st = reduce_written(o, all, &dup, err);
     if (st == AXB_OK && o->ops->finish) {
