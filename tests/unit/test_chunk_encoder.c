@@ -73,7 +73,8 @@ int main(void)
         for (int kind = 0; kind < 3 && stored; kind++) {
             fill(in, kind, &x);
             size_t len = 0;
-            const axb_status st = axb_encode_chunk(enc, (const unsigned char *)in, NF * sizeof(float), stored, &len, &err);
+            const axb_status st =
+                axb_encode_chunk(enc, (const unsigned char *)in, NF * sizeof(float), stored, &len, &err);
             CHECK_MSG(&T, st == AXB_OK && len > 0 && len <= cap, "level %d, data %d: status %d, %zu of %zu bytes: %s",
                       level, kind, (int)st, len, cap, err.msg);
             if (st) continue;
@@ -98,8 +99,8 @@ int main(void)
             memset(mine, 0xab, NF * sizeof *mine);
             axb_decode_times times = {0};
             CHECK_MSG(&T,
-                      axb_decode_chunk(dec, &pipeline, 0, stored, len, (unsigned char *)mine, NF * sizeof(float), &times,
-                                       &err) == AXB_OK &&
+                      axb_decode_chunk(dec, &pipeline, 0, stored, len, (unsigned char *)mine, NF * sizeof(float),
+                                       &times, &err) == AXB_OK &&
                           memcmp(in, mine, NF * sizeof *in) == 0,
                       "level %d, data %d: axb_decode_chunk: %s", level, kind, err.msg);
         }
