@@ -10,6 +10,7 @@
 #ifndef AXIBULK_INPUTS_H
 #define AXIBULK_INPUTS_H
 
+#include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,11 @@ AXB_NODISCARD axb_status axb_read_stationxml(const char *path, axb_receiver_list
 bool axb_file_looks_xml(const char *path);
 /** Pairs file (docs/file-formats.md): "mt ..." and "force ..." lines, geocentric latitudes. */
 AXB_NODISCARD axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err);
+/** The same pairs on every rank of @p comm, read together: each rank parses an equal block of the
+ *  file's lines and the pairs are gathered, so parsing does not grow with the rank count. Collective;
+ *  the result and the error (the first bad line in file order, on every rank) are those of
+ *  axb_read_pairs. */
+AXB_NODISCARD axb_status axb_read_pairs_shared(MPI_Comm comm, const char *path, axb_pair_list *out, axb_error *err);
 /** SRF finite fault (Instaseis' simplified reader); @p normalize divides each sliprate by its
  *  trapezoidal integral. */
 AXB_NODISCARD axb_status axb_read_srf(const char *path, bool normalize, axb_source_list *out, axb_error *err);

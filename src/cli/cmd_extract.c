@@ -11,6 +11,7 @@
 #include "axibulk/inputs.h"
 #include "axibulk/jobfile.h"
 #include "cli/cli_internal.h"
+#include "core/agree.h"
 #include "cli/cli_paths.h"
 
 typedef struct extract_args {
@@ -138,9 +139,9 @@ static void inputs_free(inputs *in)
 
 /* A pairs file: the pairs' sources (with the origin time of --origin-time) and receivers as two
  * lists, row i = pair i. */
-static axb_status read_pairs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
+static axb_status read_pairs(MPI_Comm comm, const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
 {
-    AXB_TRY(axb_read_pairs(a->pairs, &in->pairs, err));
+    AXB_TRY(axb_read_pairs_shared(comm, a->pairs, &in->pairs, err));
     AXB_CHECK(err, in->pairs.n > 0, AXB_ERR_ARG, "%s: no pairs", a->pairs);
     axb_time_ns t0 = 0;
     if (a->origin_time) AXB_TRY_CTX(err, axb_time_parse(a->origin_time, &t0, err), "--origin-time");
@@ -161,7 +162,8 @@ static axb_status read_pairs(const extract_args *a, inputs *in, axb_extract_job 
     return AXB_OK;
 }
 
-static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
+/* Collective (a pairs file is read by the ranks together): every rank calls it or none. */
+static axb_status read_inputs(MPI_Comm comm, const extract_args *a, inputs *in, axb_extract_job *job, axb_error *err)
 {
     const int nsel = (a->pairs != NULL) + (a->cmt != NULL) + (a->finite != NULL) + (a->finite_list != NULL);
     AXB_CHECK(err, nsel == 1, AXB_ERR_ARG,
@@ -172,7 +174,7 @@ static axb_status read_inputs(const extract_args *a, inputs *in, axb_extract_job
               a->cmt          ? "cmt"
                   : a->finite ? "finite"
                               : "finite-list");
-    if (a->pairs) return read_pairs(a, in, job, err);
+    if (a->pairs) return read_pairs(comm, a, in, job, err);
     if (axb_file_looks_xml(a->stations))
         AXB_TRY(axb_read_stationxml(a->stations, &in->receivers, err));
     else
@@ -340,7 +342,8 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
     inputs in;
     memset(&in, 0, sizeof in);
     if (!st) st = build_job(&a, &job, err);
-    if (!st) st = read_inputs(&a, &in, &job, err);
+    st = axb_agree(env->comm, st, err); /* read_inputs is collective */
+    if (!st) st = read_inputs(env->comm, &a, &in, &job, err);
     const axb_cli_path out = {"-o", a.output, ".partial.record"}; /* the longest name beside it */
     const axb_cli_path ins[] = {{"database", a.db, NULL},
                                 {"--job", job_path, NULL},

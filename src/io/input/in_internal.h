@@ -32,6 +32,12 @@ void axb_in_text_close(axb_in_text *t);
  * stream such as /dev/zero, not text), found before more of it is read. */
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err);
 
+/* The pairs of the lines with 0-based numbers in [@p lo, @p hi) of a pairs file (in_pairs.c), in
+ * file order, line @p lo starting at byte @p offset: messages and default codes keep the file's
+ * line numbers. An empty range gives an empty list. */
+axb_status axb_in_pairs_lines(const char *path, long offset, int64_t lo, int64_t hi, axb_pair_list *out,
+                              axb_error *err);
+
 /* True if the line is empty or only white space. */
 bool axb_in_blank(const char *s);
 

@@ -7,7 +7,9 @@
  * next numbers as the receiver and still have a valid count. */
 #include "in_internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,14 +141,19 @@ static axb_status parse_line(const axb_in_text *t, char **tok, int ntok, axb_pai
     return AXB_OK;
 }
 
-axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
+axb_status axb_in_pairs_lines(const char *path, long offset, int64_t lo, int64_t hi, axb_pair_list *out, axb_error *err)
 {
     *out = (axb_pair_list){0};
     axb_in_text t;
     AXB_TRY(axb_in_text_open(&t, path, err));
     axb_status st = AXB_OK;
     int64_t cap = 0;
-    for (;;) {
+    if (offset > 0 && fseek(t.fp, offset, SEEK_SET) != 0) {
+        st = axb_error_set(err, AXB_ERR_IO, "%s: cannot seek to line %" PRId64 ": %s", path, lo + 1, strerror(errno));
+        goto fail;
+    }
+    t.lineno = lo;
+    while (t.lineno < hi) {
         bool eof;
         AXB_TRY_GOTO(st, axb_in_text_next(&t, &eof, err), fail);
         if (eof) break;
@@ -159,14 +166,18 @@ axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
         AXB_TRY_GOTO(st, parse_line(&t, tok, ntok, &out->pair[out->n], err), fail);
         out->n++;
     }
-    if (out->n == 0) {
-        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
-        goto fail;
-    }
     axb_in_text_close(&t);
     return AXB_OK;
 fail:
     axb_in_text_close(&t);
     axb_pair_list_free(out);
     return st;
+}
+
+axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
+{
+    AXB_TRY(axb_in_pairs_lines(path, 0, 0, INT64_MAX, out, err));
+    if (out->n > 0) return AXB_OK;
+    axb_pair_list_free(out);
+    return axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
 }
