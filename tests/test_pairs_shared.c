@@ -32,18 +32,6 @@ static bool same_pair(const axb_pair *a, const axb_pair *b)
         !strcmp(r->station, q->station);
 }
 
-static void write_file(MPI_Comm comm, int rank, const char *path, const char *text)
-{
-    if (rank == 0) {
-        FILE *f = fopen(path, "wb");
-        if (f) {
-            fputs(text, f);
-            fclose(f);
-        }
-    }
-    MPI_Barrier(comm);
-}
-
 /* A file of @p n lines: pairs, every 7th line a comment, every 11th blank, a few with codes and
  * depths, the last one without its newline when @p open_end; CRLF ends when @p crlf. */
 static char *make_text(int n, bool crlf, bool open_end)
@@ -121,7 +109,7 @@ int main(int argc, char **argv)
         for (int form = 0; form < 3; form++) {
             char *text = make_text(lengths[k], form == 1, form == 2);
             if (!text) continue;
-            write_file(MPI_COMM_WORLD, T.rank, path, text);
+            test_write_text(T.rank, path, text);
             snprintf(what, sizeof what, "%d lines%s", lengths[k], form == 1 ? ", CRLF" : form == 2 ? ", open end" : "");
             check_same(&T, MPI_COMM_WORLD, T.rank, path, what);
             free(text);
@@ -140,14 +128,14 @@ int main(int argc, char **argv)
                 memcpy(nl - 4, l == bad_at[k][0] ? " 9e9" : " x7q", 4); /* a latitude or a word */
             line = nl ? nl + 1 : NULL;
         }
-        write_file(MPI_COMM_WORLD, T.rank, path, text);
+        test_write_text(T.rank, path, text);
         snprintf(what, sizeof what, "bad lines %d and %d", bad_at[k][0] + 1, bad_at[k][1] + 1);
         check_error(&T, MPI_COMM_WORLD, path, what);
         free(text);
     }
-    write_file(MPI_COMM_WORLD, T.rank, path, "");
+    test_write_text(T.rank, path, "");
     check_error(&T, MPI_COMM_WORLD, path, "empty file");
-    write_file(MPI_COMM_WORLD, T.rank, path, "# only\n\n# comments\n   \n");
+    test_write_text(T.rank, path, "# only\n\n# comments\n   \n");
     check_error(&T, MPI_COMM_WORLD, path, "only comments");
     snprintf(path, sizeof path, "%s/missing.txt", dir);
     check_error(&T, MPI_COMM_WORLD, path, "missing file");
