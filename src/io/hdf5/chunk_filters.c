@@ -79,6 +79,7 @@ struct axb_encoder {
     struct libdeflate_compressor *deflater;
     int isal_level;           /* 1 or 2: igzip's level of the same number; 0: libdeflate only */
     unsigned char *level_buf; /* igzip's hash tables and token buffer, kept between chunks */
+    uint32_t level_buf_size;
     unsigned char *buf;
     size_t cap;
 };
@@ -90,7 +91,8 @@ axb_status axb_encoder_create(int level, axb_encoder **out, axb_error *err)
     if (e) e->deflater = libdeflate_alloc_compressor(level < 0 ? 0 : level > 9 ? 9 : level);
     if (e && level >= 1 && level <= FAST_LEVEL_MAX) {
         e->isal_level = level;
-        e->level_buf = malloc(level == 1 ? ISAL_DEF_LVL1_DEFAULT : ISAL_DEF_LVL2_DEFAULT);
+        e->level_buf_size = level == 1 ? ISAL_DEF_LVL1_DEFAULT : ISAL_DEF_LVL2_DEFAULT;
+        e->level_buf = malloc(e->level_buf_size);
     }
     if (!e || !e->deflater || (e->isal_level && !e->level_buf)) {
         if (e) libdeflate_free_compressor(e->deflater);
@@ -127,7 +129,7 @@ static size_t isal_compress(axb_encoder *e, const unsigned char *src, size_t len
     isal_deflate_stateless_init(&z);
     z.level = (uint32_t)e->isal_level;
     z.level_buf = e->level_buf;
-    z.level_buf_size = e->isal_level == 1 ? ISAL_DEF_LVL1_DEFAULT : ISAL_DEF_LVL2_DEFAULT;
+    z.level_buf_size = e->level_buf_size;
     z.gzip_flag = IGZIP_ZLIB;
     z.next_in = (uint8_t *)(uintptr_t)src; /* igzip's field is not const; it only reads */
     z.avail_in = (uint32_t)len;
