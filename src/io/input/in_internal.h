@@ -32,6 +32,9 @@ void axb_in_text_close(axb_in_text *t);
  * stream such as /dev/zero, not text), found before more of it is read. */
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err);
 
+/* The error of a pairs file without pairs, one message for both readers. */
+axb_status axb_in_pairs_none(const char *path, axb_error *err);
+
 /* The pairs of the lines with 0-based numbers in [@p lo, @p hi) of a pairs file (in_pairs.c), in
  * file order, line @p lo starting at byte @p offset: messages and default codes keep the file's
  * line numbers. An empty range gives an empty list. */

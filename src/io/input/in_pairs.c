@@ -174,10 +174,15 @@ fail:
     return st;
 }
 
+axb_status axb_in_pairs_none(const char *path, axb_error *err)
+{
+    return axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
+}
+
 axb_status axb_read_pairs(const char *path, axb_pair_list *out, axb_error *err)
 {
     AXB_TRY(axb_in_pairs_lines(path, 0, 0, INT64_MAX, out, err));
     if (out->n > 0) return AXB_OK;
     axb_pair_list_free(out);
-    return axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
+    return axb_in_pairs_none(path, err);
 }

@@ -96,7 +96,7 @@ axb_status axb_read_pairs_shared(MPI_Comm comm, const char *path, axb_pair_list 
         total += counts[r];
     }
     if (total == 0)
-        st = axb_error_set(err, AXB_ERR_FORMAT, "%s: no pairs (the file is empty or only comments)", path);
+        st = axb_in_pairs_none(path, err);
     else if (total > INT_MAX)
         st = axb_error_set(err, AXB_ERR_UNSUPPORTED, "%s: more than %d pairs", path, INT_MAX);
     else if (!(out->pair = malloc((size_t)total * sizeof *out->pair)))
