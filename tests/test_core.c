@@ -1,5 +1,5 @@
 /* Unit tests of the core utilities: error propagation, sorted-unique index lists, the option
- * parser and the JSON writer. No files, no MPI communication beyond init. */
+ * parser, the JSON writer and the fingerprint hash. No files, no MPI communication beyond init. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "check.h"
 #include "cli/cli_internal.h"
 #include "cli/json.h"
+#include "core/hash.h"
 #include "core/unique.h"
 
 static axb_status inner(axb_error *err, int v)
@@ -126,6 +127,46 @@ static void test_json(check_ctx *T)
     free(buf);
 }
 
+/* What a fingerprint must tell apart: every single-bit change of a buffer at every length around
+ * the hash's 32- and 8-byte steps, lengths (a zero byte more), a different starting value, and
+ * the order of two pieces. Distinct results are counted against all others of the same buffer. */
+static void test_hash(check_ctx *T)
+{
+    unsigned char buf[80];
+    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 37 + 11);
+    long same = 0, changed = 0;
+    uint64_t *seen = malloc((8 * sizeof buf + 1) * sizeof *seen);
+    for (size_t n = 0; n <= sizeof buf; n += (n < 40 ? 1 : 13)) {
+        const uint64_t h0 = axb_hash_bytes(AXB_HASH_INIT, buf, n);
+        CHECK(T, axb_hash_bytes(AXB_HASH_INIT, buf, n) == h0); /* deterministic */
+        size_t ns = 0;
+        seen[ns++] = h0;
+        for (size_t bit = 0; bit < 8 * n; bit++) {
+            buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+            const uint64_t h = axb_hash_bytes(AXB_HASH_INIT, buf, n);
+            buf[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+            changed++;
+            for (size_t k = 0; k < ns; k++) same += seen[k] == h;
+            seen[ns++] = h;
+        }
+        if (n < sizeof buf) {
+            const unsigned char saved = buf[n];
+            buf[n] = 0;
+            CHECK_MSG(T, axb_hash_bytes(AXB_HASH_INIT, buf, n + 1) != h0, "length %zu and %zu + a zero byte", n, n);
+            buf[n] = saved;
+        }
+        CHECK(T, axb_hash_bytes(AXB_HASH_INIT + 1, buf, n) != h0);
+    }
+    free(seen);
+    CHECK_MSG(T, changed > 8000 && same == 0, "%ld of %ld one-bit changes collided", same, changed);
+    const uint64_t ab = axb_hash_bytes(axb_hash_bytes(AXB_HASH_INIT, "ab", 2), "c", 1);
+    const uint64_t ba = axb_hash_bytes(axb_hash_bytes(AXB_HASH_INIT, "c", 1), "ab", 2);
+    CHECK(T, ab != ba);
+    CHECK(T, axb_hash_str(AXB_HASH_INIT, "ab") != axb_hash_str(AXB_HASH_INIT, "ba"));
+    const double zero = 0.0, negzero = -0.0;
+    CHECK(T, axb_hash_doubles(AXB_HASH_INIT, &zero, 1) != axb_hash_doubles(AXB_HASH_INIT, &negzero, 1));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -134,6 +175,7 @@ int main(int argc, char **argv)
     test_unique(&T);
     test_options(&T);
     test_json(&T);
+    test_hash(&T);
     int rc = check_summary(&T);
     MPI_Finalize();
     return rc;

@@ -1,4 +1,4 @@
-/* A 64-bit FNV-1a hash: fingerprints of what determines an output (so a resume of another job is
+/* A 64-bit hash over words in four lanes: fingerprints of what determines an output (so a resume of another job is
  * refused) and checksums of checkpointed values (so damaged ones are never trusted). Not a
  * cryptographic hash: it guards against accidents, not against an attacker. */
 #ifndef AXB_CORE_HASH_H
@@ -9,7 +9,9 @@
 
 #define AXB_HASH_INIT UINT64_C(0xcbf29ce484222325)
 
-/* Continues hash @p h (start with AXB_HASH_INIT) over @p n bytes. */
+/* Continues hash @p h (start with AXB_HASH_INIT) over @p n bytes. A chain of calls is a
+ * deterministic function of its pieces, not of their concatenation: callers split their data the
+ * same way every time. */
 uint64_t axb_hash_bytes(uint64_t h, const void *data, size_t n);
 
 /* Continues @p h over a string's bytes and its terminating zero (so "ab","c" differs from "a","bc"). */

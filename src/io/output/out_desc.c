@@ -2,6 +2,8 @@
  * rank makes of a descriptor before any file is touched, and the identity a resume must match. */
 #include "io/output/out_internal.h"
 
+#include "core/hash.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -122,48 +124,70 @@ axb_status axb_out_check_desc(const axb_output_desc *d, axb_error *err)
 /* ---------------------------------------------------------------------------------------------
  * Identity */
 
-/* FNV-1a, 64 bits: a checksum of the tables (not a defence against forgery, only against resuming
- * the unfinished file of another job of the same shape). */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* Fields packed one after another, each string behind its length, so that a table's record is
+ * hashed in one call (a call per field cost more than the hashing). */
+#define PACK_BYTES 256
+typedef struct packed {
+    unsigned char b[PACK_BYTES];
+    size_t n;
+} packed;
+
+static void pack(packed *p, const void *x, size_t len)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
-    return h;
+    memcpy(p->b + p->n, x, len);
+    p->n += len;
 }
 
-/* Field by field: the structs hold padding and pointers (slip rates) that say nothing. */
+static void pack_str(packed *p, const char *s, size_t cap)
+{
+    const unsigned char len = (unsigned char)strnlen(s, cap);
+    pack(p, &len, 1);
+    pack(p, s, len);
+}
+
+/* A checksum of the tables (not a defence against forgery, only against resuming the unfinished
+ * file of another job of the same shape), field by field: the structs hold padding and pointers
+ * (slip rates) that say nothing. */
 static uint64_t tables_checksum(const axb_output_desc *d)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    _Static_assert(sizeof(int) + 13 * sizeof(double) + 1 + sizeof d->sources->name <= PACK_BYTES,
+                   "a source's fields fit the packing buffer");
+    _Static_assert(6 * sizeof(double) + 3 * (1 + sizeof d->receivers->network) <= PACK_BYTES,
+                   "a receiver's fields fit the packing buffer");
+    uint64_t h = AXB_HASH_INIT;
     for (int64_t i = 0; i < d->nsources; i++) {
         const axb_source *s = &d->sources[i];
         const int type = (int)s->type;
-        h = fnv(h, &type, sizeof type);
-        h = fnv(h, &s->lat, sizeof s->lat);
-        h = fnv(h, &s->lon, sizeof s->lon);
-        h = fnv(h, &s->depth, sizeof s->depth);
-        h = fnv(h, s->m, sizeof s->m);
-        h = fnv(h, s->f, sizeof s->f);
-        h = fnv(h, &s->origin_time, sizeof s->origin_time);
-        h = fnv(h, s->name, strnlen(s->name, sizeof s->name));
+        packed p = {.n = 0};
+        pack(&p, &type, sizeof type);
+        pack(&p, &s->lat, sizeof s->lat);
+        pack(&p, &s->lon, sizeof s->lon);
+        pack(&p, &s->depth, sizeof s->depth);
+        pack(&p, s->m, sizeof s->m);
+        pack(&p, s->f, sizeof s->f);
+        pack(&p, &s->origin_time, sizeof s->origin_time);
+        pack_str(&p, s->name, sizeof s->name);
+        h = axb_hash_bytes(h, p.b, p.n);
     }
     for (int64_t i = 0; i < d->nreceivers; i++) {
         const axb_receiver *r = &d->receivers[i];
-        h = fnv(h, &r->lat, sizeof r->lat);
-        h = fnv(h, &r->lon, sizeof r->lon);
-        h = fnv(h, &r->depth, sizeof r->depth);
-        h = fnv(h, r->network, strnlen(r->network, sizeof r->network));
-        h = fnv(h, r->station, strnlen(r->station, sizeof r->station));
-        h = fnv(h, r->location, strnlen(r->location, sizeof r->location));
+        packed p = {.n = 0};
+        pack(&p, &r->lat, sizeof r->lat);
+        pack(&p, &r->lon, sizeof r->lon);
+        pack(&p, &r->depth, sizeof r->depth);
+        pack_str(&p, r->network, sizeof r->network);
+        pack_str(&p, r->station, sizeof r->station);
+        pack_str(&p, r->location, sizeof r->location);
         /* Site metadata goes into the file at creation: a resume with other values would leave
-         * the old ones in place. Receivers without it keep their old checksum. */
+         * the old ones in place. */
         if (r->has_site) {
             const double site[3] = {r->geo_lat, r->elevation, r->burial};
-            h = fnv(h, site, sizeof site);
+            pack(&p, site, sizeof site);
         }
+        h = axb_hash_bytes(h, p.b, p.n);
     }
-    h = fnv(h, d->row_source, (size_t)d->nrows * sizeof *d->row_source);
-    return fnv(h, d->row_receiver, (size_t)d->nrows * sizeof *d->row_receiver);
+    h = axb_hash_bytes(h, d->row_source, (size_t)d->nrows * sizeof *d->row_source);
+    return axb_hash_bytes(h, d->row_receiver, (size_t)d->nrows * sizeof *d->row_receiver);
 }
 
 void axb_out_identity(const axb_output_desc *d, char *buf, size_t size)
