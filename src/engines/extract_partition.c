@@ -169,7 +169,10 @@ static axb_status exchange(const axb_job_ctx *c, const int64_t *bounds, rec *min
                       "exchange of located pairs");
         st = axb_agree(c->comm, st, err);
     }
-    if (st == AXB_OK) qsort(*recv, (size_t)*nrecv, sizeof **recv, by_unit);
+    /* each sender's part is sorted already; with one rank (or one sender) the whole is */
+    bool sorted = true;
+    for (int64_t k = 1; st == AXB_OK && k < *nrecv && sorted; k++) sorted = by_unit(&(*recv)[k - 1], &(*recv)[k]) < 0;
+    if (st == AXB_OK && !sorted) qsort(*recv, (size_t)*nrecv, sizeof **recv, by_unit);
     free(sc);
     free(rc);
     free(sd);

@@ -27,7 +27,9 @@ static void test_kdtree(check_ctx *T)
         x[i] = urand() * 6371e3;
         y[i] = (urand() * 2 - 1) * 6371e3;
     }
-    x[17] = x[18]; /* a tie in one coordinate */
+    x[17] = x[18];                /* a tie in one coordinate */
+    x[41] = x[40], y[41] = y[40]; /* one point twice */
+    x[51] = x[50];                /* two points the same distance from their midpoint */
     axb_kdtree *t;
     axb_error err = AXB_ERROR_INIT;
     CHECK(T, axb_kdtree_create(N, x, y, &t, &err) == AXB_OK);
@@ -56,6 +58,18 @@ static void test_kdtree(check_ctx *T)
     CHECK_MSG(T, bad == 0, "%ld mismatches against brute force", bad);
     int64_t one;
     CHECK(T, axb_kdtree_nearest(t, x[123], y[123], 1, &one, NULL) == 1 && one == 123);
+    /* the element search trusts a one-point search to find the first of the longer one: also
+     * where distances tie (40 and 41 are one point, 50 and 51 mirror each other about the query) */
+    long first = 0;
+    for (int q = 0; q < 300; q++) {
+        double qx = urand() * 6.5e6, qy = (urand() * 2 - 1) * 6.5e6;
+        if (q == 0) qx = x[40], qy = y[40];
+        if (q == 1) qx = x[50], qy = 0.5 * (y[50] + y[51]);
+        int64_t idx[10], nearest = -1;
+        axb_kdtree_nearest(t, qx, qy, 10, idx, NULL);
+        first += axb_kdtree_nearest(t, qx, qy, 1, &nearest, NULL) != 1 || nearest != idx[0];
+    }
+    CHECK_MSG(T, first == 0, "%ld one-point searches differ from the first of ten", first);
     axb_kdtree_destroy(&t);
     CHECK(T, t == NULL);
     free(x);
