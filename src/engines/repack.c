@@ -16,9 +16,12 @@
 #include "io/db/merged_write.h"
 
 /* Slabs of at most this size: the disk writes one back while the next is read, and the buffers
- * stay small enough to be reused (measured on a 1.28 GB database, 1 rank: 4.0 s with 128 MB
- * slabs, 5.2-5.9 s with 256 MB-1 GB ones, mostly kernel time in fresh pages). */
-#define REPACK_SLAB_MAX ((int64_t)128 << 20)
+ * stay small enough to be reused. Fresh pages cost kernel time on first touch (on a 1.28 GB
+ * database, 1 rank: 4.0 s with 128 MB slabs, 5.2-5.9 s with 256 MB-1 GB ones), and two 128 MB
+ * write buffers were most of what the 146 MB 50 s PREM database's repack touched: 32 MB took it
+ * from 0.86-1.28 s to 0.66-0.82 s against a 250 MB/s disk, with the same chunks decoded, and did
+ * not slow the 0.9 and 2 GB databases (docs/benchmarks.md). */
+#define REPACK_SLAB_MAX ((int64_t)32 << 20)
 
 static axb_status validate(const axb_repack_opts *o, axb_error *err)
 {
