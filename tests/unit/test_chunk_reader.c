@@ -304,6 +304,40 @@ static void listed_kept(check_ctx *T, const char *path)
     H5Fclose(f);
 }
 
+/* The least recently used chunks make room, whatever order their slots are in: a cache of six
+ * chunks, sets of one whole chunk (three chunks over the datasets). A and B fill it, A is read
+ * again (from the cache), C takes B's slots; then A is still cached and B is read again. A
+ * fourth set D after that takes A's slots (A was used before C and B). */
+static void lru_order(check_ctx *T, const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
+    for (int k = 0; k < ND; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", k);
+        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
+    }
+    axb_error err = AXB_ERROR_INIT;
+    axb_chunk_reader *r = NULL;
+    int idx[NR];
+    const int64_t chunk = CP * NT * 4, three = 3 * chunk;
+    CHECK(T, axb_chunk_reader_open(path, 6 * chunk, &r, &err) == AXB_OK && r);
+    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
+    if (r) {
+        const set a = {0, 1, CP}, b = {3 * CP, 1, CP}, c = {5 * CP, 1, CP}, dd = {7 * CP, 1, CP};
+        CHECK(T, read_check(T, r, idx, NR, a, "A") == three);
+        CHECK(T, read_check(T, r, idx, NR, b, "B") == three);
+        CHECK_MSG(T, read_check(T, r, idx, NR, a, "A again") == 0, "A was not kept");
+        CHECK(T, read_check(T, r, idx, NR, c, "C") == three);
+        CHECK_MSG(T, read_check(T, r, idx, NR, a, "A after C") == 0, "C took A's slots, not B's (older)");
+        CHECK_MSG(T, read_check(T, r, idx, NR, b, "B after C") == three, "B was kept though older than A");
+        CHECK(T, read_check(T, r, idx, NR, dd, "D") == three);
+        CHECK_MSG(T, read_check(T, r, idx, NR, a, "A after D") == three, "D did not take the oldest slots (A's)");
+    }
+    axb_chunk_reader_close(&r);
+    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
+    H5Fclose(f);
+}
+
 /* The file cut short behind HDF5's back. */
 static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
 {
@@ -455,6 +489,7 @@ int main(void)
         snprintf(path, sizeof path, "%s/plain%d.h5", dir, axis);
     }
     listed_kept(&T, path); /* axis 1 */
+    lru_order(&T, path);
     axb_error err = AXB_ERROR_INIT;
     axb_chunk_reader *r = NULL;
     int idx = 0;

@@ -102,6 +102,10 @@ struct axb_chunk_reader {
     unsigned char *slots; /* nslots x chunk_bytes */
     int32_t *slot_ds;
     int64_t *slot_chunk, *slot_used;
+    /* The slots as a binary min-heap on (slot_used, index), and each slot's place in it (caller
+     * only, like slot_used): the least recently used slot in O(1), kept in O(log nslots) per use,
+     * where a scan of all slots per chunk cost more the larger the cache (--memory). */
+    int64_t *heap, *heap_pos;
     unsigned char *slot_state; /* SLOT_*, under mu */
     rc_item *items;            /* scratch of the caller's queueing */
     int64_t icap;
@@ -301,6 +305,8 @@ void axb_chunk_reader_close(axb_chunk_reader **pr)
     free(r->slot_chunk);
     free(r->slot_used);
     free(r->slot_state);
+    free(r->heap);
+    free(r->heap_pos);
     free(r->items);
     free(r);
     *pr = NULL;
@@ -368,11 +374,17 @@ static axb_status size_cache(axb_chunk_reader *r, int64_t chunk_bytes, int64_t n
         r->slot_chunk = malloc((size_t)r->nslots * sizeof *r->slot_chunk);
         r->slot_used = calloc((size_t)r->nslots, sizeof *r->slot_used);
         r->slot_state = calloc((size_t)r->nslots, 1);
+        r->heap = malloc((size_t)r->nslots * sizeof *r->heap);
+        r->heap_pos = malloc((size_t)r->nslots * sizeof *r->heap_pos);
     }
     if (!r->gbuf || !r->mchunk ||
-        (r->nslots > 0 && (!r->slots || !r->slot_ds || !r->slot_chunk || !r->slot_used || !r->slot_state)))
+        (r->nslots > 0 &&
+         (!r->slots || !r->slot_ds || !r->slot_chunk || !r->slot_used || !r->slot_state || !r->heap || !r->heap_pos)))
         return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk cache of %lld MB", (long long)(cache_bytes >> 20));
-    for (int64_t k = 0; k < r->nslots; k++) r->slot_chunk[k] = -1;
+    for (int64_t k = 0; k < r->nslots; k++) {
+        r->slot_chunk[k] = -1;
+        r->heap[k] = r->heap_pos[k] = k; /* all stamps 0: index order is a heap */
+    }
     return AXB_OK;
 }
 
@@ -505,6 +517,41 @@ static axb_status chunk_missing(const rc_dset *d, int64_t c, axb_error *err)
                          d->name, (long long)c, (long long)(c * d->cp), (long long)((c + 1) * d->cp - 1));
 }
 
+/* Slot a is used before slot b: older stamp, or the lower index of two equal ones. */
+static bool heap_before(const axb_chunk_reader *r, int64_t a, int64_t b)
+{
+    return r->slot_used[a] < r->slot_used[b] || (r->slot_used[a] == r->slot_used[b] && a < b);
+}
+
+static void heap_swap(axb_chunk_reader *r, int64_t i, int64_t j)
+{
+    const int64_t a = r->heap[i], b = r->heap[j];
+    r->heap[i] = b;
+    r->heap[j] = a;
+    r->heap_pos[b] = i;
+    r->heap_pos[a] = j;
+}
+
+/* Slot k's stamp becomes @p used, and the heap follows. */
+static void set_used(axb_chunk_reader *r, int64_t k, int64_t used)
+{
+    r->slot_used[k] = used;
+    int64_t i = r->heap_pos[k];
+    while (i > 0 && heap_before(r, r->heap[i], r->heap[(i - 1) / 2])) {
+        heap_swap(r, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        const int64_t a = 2 * i + 1, b = a + 1;
+        int64_t m = i;
+        if (a < r->nslots && heap_before(r, r->heap[a], r->heap[m])) m = a;
+        if (b < r->nslots && heap_before(r, r->heap[b], r->heap[m])) m = b;
+        if (m == i) return;
+        heap_swap(r, i, m);
+        i = m;
+    }
+}
+
 /* Slot k is listed by a prefetch and not read since. Caller only, like nlisted. */
 static bool slot_listed(const axb_chunk_reader *r, int64_t k)
 {
@@ -515,21 +562,24 @@ static bool slot_listed(const axb_chunk_reader *r, int64_t k)
 static void slot_list(axb_chunk_reader *r, int64_t k)
 {
     if (!slot_listed(r, k)) r->nlisted++;
-    r->slot_used[k] = ++r->clock + RC_LISTED;
+    set_used(r, k, ++r->clock + RC_LISTED);
 }
 
 /* Slot k is read (used: the stamp it gets) or emptied (used: 0). */
 static void slot_unlist(axb_chunk_reader *r, int64_t k, int64_t used)
 {
     if (slot_listed(r, k)) r->nlisted--;
-    r->slot_used[k] = used;
+    set_used(r, k, used);
 }
 
-/* The least recently used slot no task is filling (-1: none), emptied. Under mu. */
+/* The least recently used slot no task is filling (-1: none), emptied. Under mu. A slot being
+ * filled is always listed (list_new), so the heap's first slot is free unless every slot is
+ * listed; only then are they searched for one no task holds. */
 static int64_t take_slot(axb_chunk_reader *r)
 {
-    int64_t best = -1;
-    for (int64_t k = 0; k < r->nslots; k++)
+    int64_t best = r->nslots > 0 && !slot_listed(r, r->heap[0]) ? r->heap[0] : -1;
+    const bool search = best < 0;
+    for (int64_t k = 0; search && k < r->nslots; k++)
         if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
     if (best < 0) return -1;
     if (r->slot_chunk[best] >= 0) r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
@@ -549,7 +599,7 @@ static void cache_put(axb_chunk_reader *r, int d, int64_t c, const unsigned char
     memcpy(r->slots + k * r->chunk_bytes, p, (size_t)r->chunk_bytes);
     r->slot_ds[k] = d;
     r->slot_chunk[k] = c;
-    r->slot_used[k] = ++r->clock;
+    set_used(r, k, ++r->clock);
     r->ds[d].slot[c] = (int32_t)k;
 }
 
