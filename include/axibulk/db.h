@@ -181,6 +181,15 @@ AXB_NODISCARD axb_status axb_db_read_elements(axb_db *db, int64_t n, const int64
  */
 AXB_NODISCARD axb_status axb_db_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
 
+/**
+ * A hint for bulk reads: one later axb_db_read_elements(db, n, elems, ...) will ask for exactly
+ * these elements; call it once per such request, in any order, before the reads. The original
+ * layout then reuses first the cache room of chunks no announced request still needs (and does
+ * not keep them), so a job that announces all its requests decodes each chunk about once with a
+ * small cache. Results do not depend on it. A no-op elsewhere; not collective.
+ */
+AXB_NODISCARD axb_status axb_db_expect_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
+
 /** Number of per-point variables of a strain_only database (6 per run: dsus dsuz dpup dsup dzup
  *  trace, absent ones read as zero). */
 int axb_db_point_vars(const axb_db *db);

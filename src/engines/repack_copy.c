@@ -35,7 +35,10 @@ axb_status axb_repack_plan_slabs(repack_job *j, axb_error *err)
     AXB_MPI_AGREE(j->comm, err, MPI_Allreduce(&j->nslabs, &j->max_slabs, 1, MPI_INT64_T, MPI_MAX, j->comm),
                   "slab count");
     j->todo = mine;
-    return axb_agree_sum(j->comm, AXB_OK, &j->todo, err);
+    /* every slab's read announced: the chunk cache then keeps only chunks a later slab needs */
+    for (int64_t k = 0; k < j->nslabs && !st; k++)
+        st = axb_db_expect_elements(j->db, j->slabs[k].count, j->order + j->slabs[k].start, err);
+    return axb_agree_sum(j->comm, st, &j->todo, err);
 }
 
 /* The elements of this rank's slabs [from, to), as a list (*units freed by the caller). */

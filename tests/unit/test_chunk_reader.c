@@ -338,6 +338,47 @@ static void lru_order(check_ctx *T, const char *path)
     H5Fclose(f);
 }
 
+/* Announced requests (axb_chunk_reader_expect) decide before recency: a cache of six chunks, sets
+ * of one whole chunk (three chunks over the datasets), requests A, B, C, A. Least recently used
+ * alone, C takes A's slots (A is older than B) and the second A is read again; announced, B and C
+ * are not kept (no later request needs them) and the second A comes from the cache. */
+static void announced(check_ctx *T, const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
+    for (int k = 0; k < ND; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", k);
+        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
+    }
+    const int64_t chunk = CP * NT * 4, three = 3 * chunk;
+    const set a = {0, 1, CP}, b = {3 * CP, 1, CP}, c = {5 * CP, 1, CP};
+    for (int announce = 0; announce < 2; announce++) {
+        axb_error err = AXB_ERROR_INIT;
+        axb_chunk_reader *r = NULL;
+        int idx[NR];
+        CHECK(T, axb_chunk_reader_open(path, 6 * chunk, &r, &err) == AXB_OK && r);
+        for (int k = 0; r && k < NR; k++)
+            CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
+        if (!r) continue;
+        if (announce) {
+            const set order[4] = {a, b, c, a};
+            for (int q = 0; q < 4; q++) {
+                int64_t ids[NP];
+                axb_chunk_reader_expect(r, fill_ids(order[q], ids), ids);
+            }
+        }
+        CHECK(T, read_check(T, r, idx, NR, a, "A") == three);
+        CHECK(T, read_check(T, r, idx, NR, b, "B") == three);
+        CHECK(T, read_check(T, r, idx, NR, c, "C") == three);
+        const int64_t again = read_check(T, r, idx, NR, a, "A again");
+        CHECK_MSG(T, again == (announce ? 0 : three), "%s: A again read %lld bytes",
+                  announce ? "announced" : "least recently used", (long long)again);
+        axb_chunk_reader_close(&r);
+    }
+    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
+    H5Fclose(f);
+}
+
 /* The file cut short behind HDF5's back. */
 static void truncated(check_ctx *T, const char *dir, bool with_prefetch)
 {
@@ -490,6 +531,7 @@ int main(void)
     }
     listed_kept(&T, path); /* axis 1 */
     lru_order(&T, path);
+    announced(&T, path);
     axb_error err = AXB_ERROR_INIT;
     axb_chunk_reader *r = NULL;
     int idx = 0;

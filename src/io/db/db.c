@@ -336,6 +336,13 @@ axb_status axb_db_prefetch_elements(axb_db *db, int64_t n, const int64_t *elems,
     return db->ops->prefetch_elements(db, n, elems, err);
 }
 
+axb_status axb_db_expect_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err)
+{
+    if (!db->mesh.has_elements || !db->ops->expect_elements) return AXB_OK;
+    AXB_TRY(check_ids(db, n, elems, db->mesh.nelem, "element", AXB_IO_INDEPENDENT, err));
+    return db->ops->expect_elements(db, n, elems, err);
+}
+
 axb_status axb_db_read_points(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err)
 {
     AXB_TRY(check_ids(db, n, ids, db->info.npoints, "point", mode, err));

@@ -29,6 +29,9 @@ typedef struct axb_db_ops {
     /* Optional (NULL: nothing to gain): starts reading what read_elements of the same elements
      * with AXB_IO_INDEPENDENT will need, in the background. Not collective. */
     axb_status (*prefetch_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
+    /* Optional (NULL: nothing to gain): one later read_elements will ask for these elements. Not
+     * collective. */
+    axb_status (*expect_elements)(axb_db *db, int64_t n, const int64_t *elems, axb_error *err);
     /* Optional (NULL: the layout stores whole elements only; the front end refuses point reads). */
     axb_status (*read_points)(axb_db *db, int64_t n, const int64_t *ids, axb_io_mode mode, float *out, axb_error *err);
     /* Optional: adds the backend's own counters (time per stage) to @p s. */

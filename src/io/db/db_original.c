@@ -463,6 +463,22 @@ static axb_status orig_prefetch_elements(axb_db *db, int64_t n, const int64_t *e
     return st;
 }
 
+static axb_status orig_expect_elements(axb_db *db, int64_t n, const int64_t *elems, axb_error *err)
+{
+    orig_impl *o = db->impl;
+    int64_t *uniq, *inv, nu;
+    AXB_TRY(element_points(db, n, elems, &uniq, &nu, &inv, err));
+    axb_status st = AXB_OK;
+    for (int k = 0; k < db->info.nfiles && !st; k++) {
+        st = raw_reader(db, &o->f[k], err);
+        if (st) axb_error_prefix(err, "%s", db->info.files[k]);
+        if (!st && o->f[k].raw) axb_chunk_reader_expect(o->f[k].raw, nu, uniq);
+    }
+    free(uniq);
+    free(inv);
+    return st;
+}
+
 static axb_status orig_read_elements(axb_db *db, int64_t n, const int64_t *elems, axb_io_mode mode, float *out,
                                      axb_error *err)
 {
@@ -530,6 +546,7 @@ const axb_db_ops axb_db_original_ops = {
     .open_data = orig_open_data,
     .read_elements = orig_read_elements,
     .prefetch_elements = orig_prefetch_elements,
+    .expect_elements = orig_expect_elements,
     .read_points = orig_read_points,
     .add_stats = orig_add_stats,
     .close = orig_close,

@@ -58,6 +58,7 @@ typedef struct rc_dset {
     int64_t *size;  /* per chunk: bytes stored */
     uint32_t *mask; /* per chunk: filters skipped */
     int32_t *slot;  /* per chunk: cache slot or -1 */
+    int32_t *uses;  /* per chunk: requests still expected to read it (axb_chunk_reader_expect); 0: none known */
 } rc_dset;
 
 /* One chunk of a queued read. */
@@ -295,6 +296,7 @@ void axb_chunk_reader_close(axb_chunk_reader **pr)
         free(r->ds[d].size);
         free(r->ds[d].mask);
         free(r->ds[d].slot);
+        free(r->ds[d].uses);
     }
     axb_decoder_free(&r->mdec);
     free(r->mchunk);
@@ -458,11 +460,13 @@ axb_status axb_chunk_reader_add(axb_chunk_reader *r, hid_t dset, int axis, const
     d->size = malloc((size_t)d->nchunks * sizeof *d->size);
     d->mask = malloc((size_t)d->nchunks * sizeof *d->mask);
     d->slot = malloc((size_t)d->nchunks * sizeof *d->slot);
-    if (!d->addr || !d->size || !d->mask || !d->slot) {
+    d->uses = calloc((size_t)d->nchunks, sizeof *d->uses);
+    if (!d->addr || !d->size || !d->mask || !d->slot || !d->uses) {
         free(d->addr);
         free(d->size);
         free(d->mask);
         free(d->slot);
+        free(d->uses);
         memset(d, 0, sizeof *d);
         return axb_error_set(err, AXB_ERR_NOMEM, "raw chunk index");
     }
@@ -601,6 +605,16 @@ static void cache_put(axb_chunk_reader *r, int d, int64_t c, const unsigned char
     r->slot_chunk[k] = c;
     set_used(r, k, ++r->clock);
     r->ds[d].slot[c] = (int32_t)k;
+}
+
+/* Chunk c of dataset d has been read by one more request; true when no request expected later
+ * needs it (then its slot, if any, is the first to be reused: a known future beats recency). */
+static bool spent(axb_chunk_reader *r, rc_dset *d, int64_t c)
+{
+    if (d->uses[c] == 0 || --d->uses[c] > 0) return false;
+    const int64_t k = d->slot[c];
+    if (k >= 0 && !slot_listed(r, k)) set_used(r, k, -1);
+    return true;
 }
 
 /* Waits until slot k holds its chunk, running queued tasks meanwhile; a task's failure, if any. */
@@ -812,6 +826,17 @@ static axb_status queue_ahead(axb_chunk_reader *r, int idx, int64_t n, const int
     return AXB_OK;
 }
 
+void axb_chunk_reader_expect(axb_chunk_reader *r, int64_t n, const int64_t *ids)
+{
+    for (int di = 0; di < r->nds; di++) {
+        rc_dset *d = &r->ds[di];
+        for (int64_t a = 0; a < n; a++) {
+            const int64_t c = ids[a] / d->cp;
+            if ((a == 0 || c != ids[a - 1] / d->cp) && c >= 0 && c < d->nchunks && d->uses[c] < INT32_MAX) d->uses[c]++;
+        }
+    }
+}
+
 axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, const int64_t *ids, double min_fill,
                                       float *buf, bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
@@ -854,6 +879,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             const double t0 = axb_wall_seconds();
             take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
             t_tr += axb_wall_seconds() - t0;
+            (void)spent(r, d, c);
             a = b;
             continue;
         }
@@ -887,7 +913,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             const double t1 = axb_wall_seconds();
             take_cols(d, p, ci, u, v, ids, buf);
             t_tr += axb_wall_seconds() - t1;
-            cache_put(r, idx, ci, p);
+            if (!spent(r, d, ci)) cache_put(r, idx, ci, p); /* one no later request needs is not kept */
             u = v;
         }
         a = end;

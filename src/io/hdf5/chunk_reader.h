@@ -50,6 +50,12 @@ bool axb_chunk_reader_indexed(const axb_chunk_reader *r, int idx);
  * *bytes and *calls count the reads queued. */
 axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64_t *ids, double min_fill,
                                      bool filtered_only, int64_t *bytes, int64_t *calls, axb_error *err);
+/* A hint: a later read_cols of every dataset will ask for sorted ids[0..n) (one call per request
+ * announced). A chunk that every announced request has read is the first to make room in the
+ * cache, and is not kept at all when read directly; chunks no announcement named stay in least
+ * recently used order. Announcing the requests of a whole job lets a small cache decode each
+ * chunk about once, and a large one touch only the memory the chunks still wanted need. */
+void axb_chunk_reader_expect(axb_chunk_reader *r, int64_t n, const int64_t *ids);
 /* Dataset @p idx, as axb_h5_read_cols_by_chunk: buf[u][t] for ids[0..n) (sorted, distinct);
  * *used false where the reader declines (unfiltered: the request fills less than @p min_fill of
  * the chunks it touches, or a touched chunk is not stored whole, e.g. never written). Filtered
