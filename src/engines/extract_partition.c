@@ -508,6 +508,18 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
     return AXB_OK;
 }
 
+/* Every batch's element read announced to the database (original layout: its chunk cache then
+ * keeps only chunks a later batch needs, and first reuses the room of the others). */
+static axb_status announce_batches(const axb_job_ctx *c, batch_run *b, axb_error *err)
+{
+    axb_batch_iter it = b->it;
+    axb_batch bt;
+    axb_status st = AXB_OK;
+    while (st == AXB_OK && axb_batch_next(&it, b->next_ids, &bt))
+        st = axb_db_expect_elements(c->db, bt.nread, b->next_ids, err);
+    return st;
+}
+
 axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
 {
     const axb_extract_plan *p = c->plan;
@@ -523,6 +535,7 @@ axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
         AXB_MPI_CHECK(st, err, MPI_Allreduce(&nb, &nbmax, 1, MPI_INT64_T, MPI_MAX, c->comm), "number of batches");
         st = axb_agree(c->comm, st, err);
     }
+    if (st == AXB_OK && b.elems) st = axb_agree(c->comm, announce_batches(c, &b, err), err);
     if (st == AXB_OK && b.pipelined && nbmax > 0) st = axb_agree(c->comm, read_ahead(c, &b, err), err);
     for (int64_t bi = 0; bi < nbmax && st == AXB_OK; bi++) st = run_batch(c, &b, bi + 1 == nbmax, err);
     if (st == AXB_OK && b.independent) { /* the late ranks' last batch */
