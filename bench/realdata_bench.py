@@ -22,7 +22,9 @@ For each database (default: the shared 50 s PREM database in ../shared/data):
              repacks' input MB/s over the whole run, through the same throttle
   instaseis  with --instaseis DIR (a folder with env.sh and run_pattern.py: Instaseis built from its
              public source outside this repository), Instaseis' UnbufferedFullyRandom pattern on the
-             same original and merged databases, pinned to the same core: seismograms/s and ratios
+             same original and merged databases, pinned to the same core, alternating three times with
+             axibulk's one-core random pairs (both rates drift by a quarter over a run of this script):
+             seismograms/s and the ratio of the medians, with their ranges
 
 Writes OUT/realdata.json, OUT/realdata.md (also spliced into --md, docs/benchmarks.md by default,
 between this script's markers). --quick (CI: keeps the harness working, never judges a speed) uses
@@ -36,6 +38,7 @@ import random
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -234,17 +237,37 @@ def bench_db(a, db, work, rng):
 
     if a.instaseis and meta["kind"] == "reciprocal":  # Instaseis' pattern places sources: reciprocal only
         r["instaseis"] = []
+        out_h5 = os.path.join(a.scratch_out, f"axb-realdata-{os.getpid()}.h5")
         for lay, path in (("original", db), ("merged", merged)):
-            warm(files if lay == "original" else mfiles)
+            fs = files if lay == "original" else mfiles
             script = (f"source {a.instaseis}/env.sh && taskset -c 1 /usr/bin/python3 {a.instaseis}/run_pattern.py "
                       f"{path} {a.instaseis_seconds}")
-            p = subprocess.run(["bash", "-c", script], env=env(), capture_output=True, text=True)
-            m = INSTASEIS.search(p.stdout)
-            rate = float(m.group(1)) if m else None
-            mine = next(e for e in r["extract"] if e["rows_from"] == "pairs" and e["layout"] == lay and e["pinned"])
-            r["instaseis"].append({"layout": lay, "rows_s": rate,
-                                   "axibulk_rows_s": mine["rows_s"], "ratio": mine["rows_s"] / rate if rate else None})
-            print(f"  instaseis {lay}: {rate if rate else 'failed: ' + p.stderr.strip()[-200:]}", flush=True)
+            mine_cmd = ["taskset", "-c", "1", axb, "extract", "--db", path, "--pairs", pairs, "--components", "ZNE",
+                        "-o", out_h5, "--force", "-q", "--threads", "1"]
+            theirs, mine, failed = [], [], None
+            # alternating, so that both see the same drift of this machine's speed
+            for _ in range(1 if a.quick else 3):
+                warm(fs)
+                p = subprocess.run(["bash", "-c", script], env=env(), capture_output=True, text=True)
+                m = INSTASEIS.search(p.stdout)
+                if not m:
+                    failed = p.stderr.strip()[-200:]
+                    break
+                theirs.append(float(m.group(1)))
+                warm(fs)
+                if os.path.exists(out_h5):
+                    os.unlink(out_h5)
+                mine.append(float(EXTRACT.search(run(mine_cmd)).group(3)))
+            if os.path.exists(out_h5):
+                os.unlink(out_h5)
+            row = {"layout": lay, "rows_s": None}
+            if theirs:
+                rate, ax = statistics.median(theirs), statistics.median(mine)
+                row = {"layout": lay, "rows_s": rate, "rows_s_all": theirs, "axibulk_rows_s": ax,
+                       "axibulk_rows_s_all": mine, "ratio": ax / rate,
+                       "ratio_range": [min(mine) / max(theirs), max(mine) / min(theirs)]}
+            r["instaseis"].append(row)
+            print(f"  instaseis {lay}: {theirs if theirs else 'failed: ' + str(failed)}, axibulk {mine}", flush=True)
     return r
 
 
@@ -302,10 +325,14 @@ def report(results, a):
               f"{b['served_mb_s']:,.0f} MB/s, **{b['served_fraction']:.2f}** of the copy bound; element data actually "
               f"read (each element once per batch): {b['moved_mb_s']:,.0f} MB/s, {b['fraction']:.2f}.", ""]
         if r.get("instaseis"):
-            L += ["| layout | Instaseis (1 core) | axibulk (1 core) | ratio |", "|---|---|---|---|"]
+            rng = lambda v: f"{min(v):,.0f}–{max(v):,.0f}"
+            L += ["| layout | Instaseis (1 core): median (range) | axibulk (1 core): median (range) | "
+                  "ratio of the medians (range) |", "|---|---|---|---|"]
             for i in r["instaseis"]:
-                L.append(f"| {i['layout']} | {i['rows_s']:,.0f} | {i['axibulk_rows_s']:,.0f} | "
-                         f"{i['ratio']:.0f}× |" if i["rows_s"] else f"| {i['layout']} | failed | | |")
+                L.append(f"| {i['layout']} | {i['rows_s']:,.0f} ({rng(i['rows_s_all'])}) | "
+                         f"{i['axibulk_rows_s']:,.0f} ({rng(i['axibulk_rows_s_all'])}) | {i['ratio']:.0f}× "
+                         f"({i['ratio_range'][0]:.0f}–{i['ratio_range'][1]:.0f}×) |"
+                         if i["rows_s"] else f"| {i['layout']} | failed | | |")
             L.append("")
     return "\n".join(L) + "\n"
 
@@ -319,7 +346,7 @@ def main():
     ap.add_argument("--md", help="Markdown file to splice the report into (default docs/benchmarks.md; '-': none)")
     ap.add_argument("--pairs", type=int, default=20000)
     ap.add_argument("--instaseis", help="folder with env.sh and run_pattern.py (Instaseis built outside the repository)")
-    ap.add_argument("--instaseis-seconds", type=float, default=20)
+    ap.add_argument("--instaseis-seconds", type=float, default=10)
     ap.add_argument("--disk-mbps", default="",
                     help="comma-separated read speeds (MB/s) of a throttled disk to repack against again (root)")
     ap.add_argument("--quick", action="store_true")
