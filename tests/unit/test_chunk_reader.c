@@ -167,17 +167,43 @@ static int64_t adjacent_runs(const hid_t *d, int axis)
     return runs;
 }
 
-static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
+/* The file's datasets v0..v{ND-1} opened into d; the file's id. */
+static hid_t open_datasets(const char *path, hid_t d[ND])
 {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
-    axb_error err = AXB_ERROR_INIT;
-    const int64_t chunk_bytes = CP * NT * 4;
-    int idx[NR];
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     for (int k = 0; k < ND; k++) {
         char name[16];
         snprintf(name, sizeof name, "v%d", k);
         d[k] = H5Dopen2(f, name, H5P_DEFAULT);
     }
+    return f;
+}
+
+static void close_datasets(hid_t f, const hid_t d[ND])
+{
+    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
+    H5Fclose(f);
+}
+
+/* A reader over the taken datasets (points along @p axis) with @p cache bytes; idx[k] their
+ * numbers. NULL (a failed check) when it cannot be opened. */
+static axb_chunk_reader *reader_on(check_ctx *T, const char *path, int64_t cache, const hid_t d[ND], int axis,
+                                   int idx[NR])
+{
+    axb_error err = AXB_ERROR_INIT;
+    axb_chunk_reader *r = NULL;
+    CHECK_MSG(T, axb_chunk_reader_open(path, cache, &r, &err) == AXB_OK && r, "%s", err.msg);
+    for (int k = 0; r && k < NR; k++)
+        CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, "v", &idx[k], &err) == AXB_OK);
+    return r;
+}
+
+static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
+{
+    hid_t d[ND], f = open_datasets(path, d);
+    axb_error err = AXB_ERROR_INIT;
+    const int64_t chunk_bytes = CP * NT * 4;
+    int idx[NR];
     /* caches: none; 3 chunks (too small to prefetch anything, evicting); all chunks of all
      * datasets (prefetches taken) */
     const int64_t caches[] = {0, 3 * chunk_bytes, 2 * NR * NCHUNK * chunk_bytes};
@@ -210,9 +236,7 @@ static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
         if (c == 2) {
             CHECK_MSG(T, queued == 0, "%lld bytes queued again", (long long)queued);
             axb_chunk_reader_close(&r);
-            CHECK(T, axb_chunk_reader_open(path, caches[c], &r, &err) == AXB_OK && r);
-            for (int k = 0; r && k < NR; k++)
-                CHECK(T, axb_chunk_reader_add(r, d[taken[k]], axis, "v", &idx[k], &err) == AXB_OK);
+            r = reader_on(T, path, caches[c], d, axis, idx);
             int64_t ids[NP], bytes = 0, calls = 0;
             const int64_t n = fill_ids(sets[0], ids);
             CHECK(T, r && axb_chunk_reader_prefetch(r, n, ids, 0.0, false, &bytes, &calls, &err) == AXB_OK);
@@ -243,8 +267,7 @@ static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
         axb_chunk_reader_close(&r);
         CHECK(T, r == NULL);
     }
-    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
-    H5Fclose(f);
+    close_datasets(f, d);
 }
 
 /* Chunks a prefetch listed stay in the cache until they are read, though chunks read after the
@@ -253,17 +276,9 @@ static void read_sets(check_ctx *T, const char *path, int axis, bool filtered)
  * in a cache of 16. */
 static void listed_kept(check_ctx *T, const char *path)
 {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
-    for (int k = 0; k < ND; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "v%d", k);
-        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
-    }
-    axb_error err = AXB_ERROR_INIT;
-    axb_chunk_reader *r = NULL;
+    hid_t d[ND], f = open_datasets(path, d);
     int idx[NR];
-    CHECK(T, axb_chunk_reader_open(path, 16 * CP * NT * 4, &r, &err) == AXB_OK && r);
-    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
+    axb_chunk_reader *r = reader_on(T, path, 16 * CP * NT * 4, d, 1, idx);
     if (r) {
         const set a = {0, 1, 2 * CP}, x = {2 * CP, 1, 2 * CP}, b = {4 * CP, 1, 2 * CP}, c = {6 * CP, 1, 2 * CP};
         int64_t q = 0;
@@ -300,8 +315,7 @@ static void listed_kept(check_ctx *T, const char *path)
         CHECK(T, read_check(T, r, idx, NR, x, "x prefetched") == 0);
     }
     axb_chunk_reader_close(&r);
-    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
-    H5Fclose(f);
+    close_datasets(f, d);
 }
 
 /* The least recently used chunks make room, whatever order their slots are in: a cache of six
@@ -310,18 +324,10 @@ static void listed_kept(check_ctx *T, const char *path)
  * fourth set D after that takes A's slots (A was used before C and B). */
 static void lru_order(check_ctx *T, const char *path)
 {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
-    for (int k = 0; k < ND; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "v%d", k);
-        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
-    }
-    axb_error err = AXB_ERROR_INIT;
-    axb_chunk_reader *r = NULL;
+    hid_t d[ND], f = open_datasets(path, d);
     int idx[NR];
     const int64_t chunk = CP * NT * 4, three = 3 * chunk;
-    CHECK(T, axb_chunk_reader_open(path, 6 * chunk, &r, &err) == AXB_OK && r);
-    for (int k = 0; r && k < NR; k++) CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
+    axb_chunk_reader *r = reader_on(T, path, 6 * chunk, d, 1, idx);
     if (r) {
         const set a = {0, 1, CP}, b = {3 * CP, 1, CP}, c = {5 * CP, 1, CP}, dd = {7 * CP, 1, CP};
         CHECK(T, read_check(T, r, idx, NR, a, "A") == three);
@@ -334,8 +340,7 @@ static void lru_order(check_ctx *T, const char *path)
         CHECK_MSG(T, read_check(T, r, idx, NR, a, "A after D") == three, "D did not take the oldest slots (A's)");
     }
     axb_chunk_reader_close(&r);
-    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
-    H5Fclose(f);
+    close_datasets(f, d);
 }
 
 /* Announced requests (axb_chunk_reader_expect) decide before recency: a cache of six chunks, sets
@@ -344,21 +349,12 @@ static void lru_order(check_ctx *T, const char *path)
  * are not kept (no later request needs them) and the second A comes from the cache. */
 static void announced(check_ctx *T, const char *path)
 {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d[ND];
-    for (int k = 0; k < ND; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "v%d", k);
-        d[k] = H5Dopen2(f, name, H5P_DEFAULT);
-    }
+    hid_t d[ND], f = open_datasets(path, d);
     const int64_t chunk = CP * NT * 4, three = 3 * chunk;
     const set a = {0, 1, CP}, b = {3 * CP, 1, CP}, c = {5 * CP, 1, CP};
     for (int announce = 0; announce < 2; announce++) {
-        axb_error err = AXB_ERROR_INIT;
-        axb_chunk_reader *r = NULL;
         int idx[NR];
-        CHECK(T, axb_chunk_reader_open(path, 6 * chunk, &r, &err) == AXB_OK && r);
-        for (int k = 0; r && k < NR; k++)
-            CHECK(T, axb_chunk_reader_add(r, d[taken[k]], 1, "v", &idx[k], &err) == AXB_OK);
+        axb_chunk_reader *r = reader_on(T, path, 6 * chunk, d, 1, idx);
         if (!r) continue;
         if (announce) {
             const set order[4] = {a, b, c, a};
@@ -375,8 +371,7 @@ static void announced(check_ctx *T, const char *path)
                   announce ? "announced" : "least recently used", (long long)again);
         axb_chunk_reader_close(&r);
     }
-    for (int k = 0; k < ND; k++) H5Dclose(d[k]);
-    H5Fclose(f);
+    close_datasets(f, d);
 }
 
 /* The file cut short behind HDF5's back. */
