@@ -190,24 +190,7 @@ static axb_status agree_pending(const axb_db_writer *w, axb_status st, axb_error
     return axb_agree(w->comm, st, err);
 }
 
-static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count, axb_error *err);
-
-/* Every rank compresses its range; each other rank's chunks are received by rank 0 in rank order
- * and written, then rank 0's own. Collective. A rank does not wait for rank 0's writes: it reads
- * and compresses its next range meanwhile (with 2 ranks the other rank idled through them, and a
- * 146 MB database's repack took 1.6 times as long as with one). So the sends and writes are
- * agreed at the next call, with what that call did. */
-static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
-{
-    merged_impl *m = w->impl;
-    chunks_state *c = m->chunks;
-    axb_status st = compress_all(m, count, err);
-    AXB_TRY(agree_pending(w, st, err));
-    c->pending_err = (axb_error)AXB_ERROR_INIT;
-    c->pending = chunks_put_tail(w, start, count, &c->pending_err);
-    return AXB_OK;
-}
-
+/* The sends (other ranks) or the receives and writes (rank 0) of a put. */
 static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
     merged_impl *m = w->impl;
@@ -264,6 +247,22 @@ static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count
     /* its own last: every other rank is on its way */
     if (!st) st = write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
     return st;
+}
+
+/* Every rank compresses its range; each other rank's chunks are received by rank 0 in rank order
+ * and written, then rank 0's own. Collective. A rank does not wait for rank 0's writes: it reads
+ * and compresses its next range meanwhile (with 2 ranks the other rank idled through them, and a
+ * 146 MB database's repack took 1.6 times as long as with one). So the sends and writes are
+ * agreed at the next call, with what that call did. */
+static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+{
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
+    axb_status st = compress_all(m, count, err);
+    AXB_TRY(agree_pending(w, st, err));
+    c->pending_err = (axb_error)AXB_ERROR_INIT;
+    c->pending = chunks_put_tail(w, start, count, &c->pending_err);
+    return AXB_OK;
 }
 
 static axb_status chunks_sync(axb_db_writer *w, axb_error *err)

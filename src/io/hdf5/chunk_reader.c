@@ -582,9 +582,9 @@ static void slot_unlist(axb_chunk_reader *r, int64_t k, int64_t used)
 static int64_t take_slot(axb_chunk_reader *r)
 {
     int64_t best = r->nslots > 0 && !slot_listed(r, r->heap[0]) ? r->heap[0] : -1;
-    const bool search = best < 0;
-    for (int64_t k = 0; search && k < r->nslots; k++)
-        if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
+    if (best < 0)
+        for (int64_t k = 0; k < r->nslots; k++)
+            if (r->slot_state[k] == SLOT_READY && (best < 0 || r->slot_used[k] < r->slot_used[best])) best = k;
     if (best < 0) return -1;
     if (r->slot_chunk[best] >= 0) r->ds[r->slot_ds[best]].slot[r->slot_chunk[best]] = -1;
     r->slot_chunk[best] = -1;
