@@ -79,6 +79,35 @@ void axb_sem_strain_operators(const axb_mesh *m, const axb_elem_shape *g, bool a
                               const axb_excitation *exc, double *const *op, double *scratch);
 
 /**
+ * An element's geometry at its collocation points: what strain anywhere in it needs. Fill it once
+ * per element with axb_sem_geom_init, then ask axb_sem_strain_at for as many points as fall in it.
+ */
+typedef struct axb_sem_geom {
+    int np1;
+    bool axis;
+    const double *dxi; /**< derivative matrix in ξ (G1 on axis elements, else G2); the mesh's */
+    const double *g2;  /**< derivative matrix in η (G2); the mesh's */
+    double ij[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1][2][2]; /**< inverse Jacobian at each point */
+    double s[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1];        /**< cylindrical radius of each point */
+} axb_sem_geom;
+
+/** Fills @p geo for element shape @p g (on the axis or not); it refers to @p m's matrices. */
+void axb_sem_geom_init(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_sem_geom *geo);
+
+/**
+ * The strain operator of axb_sem_strain_operator at one point, contracted: out[r][q] =
+ * Σ_k coef[r][k] Σ_ij wxi[i] weta[j] op[k][i][j][q] for each of the @p ncon coefficient vectors
+ * (over the 6 Voigt strain components; six unit vectors give the operator's rows) and the 3·np1²
+ * inputs q, where wxi, weta are the point's Lagrange weights in the element's ξ and η bases. Each
+ * strain term is a derivative along one line of points or a value over s, so the sums are taken
+ * along those lines (about 4·np1³ operations and 3·np1² per term) instead of building the
+ * operator (6·np1²·3·np1² entries) and contracting it: the same sums in another order, equal to
+ * rounding. Each out[r] holds 3·np1² doubles.
+ */
+void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double *wxi, const double *weta, int ncon,
+                       const double (*coef)[6], double *const *out);
+
+/**
  * out[k][t] = Σ_r w[k][r] rows[r][t] for k < nout (1 or 2): linear functionals of float rows
  * (an element's stored samples, t contiguous) evaluated at every sample in one pass over them.
  * With @p add the sums are added to what out holds.

@@ -9,20 +9,13 @@
 #include "axibulk/sem.h"
 #include "engines/extract_internal.h"
 
-/* The strain operators of PX and/or PZ on this element (displ_only, moment tensors). */
-static void element_ops(const axb_extract_plan *p, axb_extract_lane *ln, axb_elem_state *es)
+/* The element's geometry at its collocation points, for the strain of every pair in it. */
+static void element_geom(const axb_extract_plan *p, axb_extract_lane *ln, axb_elem_state *es)
 {
-    const axb_db_info *in = p->info;
     axb_elem_shape g;
     axb_sem_shape(p->mesh, es->elem, &g);
-    const bool axis = p->mesh->axis[es->elem] != 0;
-    axb_excitation exc[2];
-    double *op[2];
-    int n = 0;
-    if (p->need_px) exc[n] = in->excitation[AXB_SIM_PX], op[n++] = ln->op_x;
-    if (p->need_pz) exc[n] = in->excitation[AXB_SIM_PZ], op[n++] = ln->op_z;
-    axb_sem_strain_operators(p->mesh, &g, axis, n, exc, op, ln->op_scratch);
-    es->have_strain = true;
+    axb_sem_geom_init(p->mesh, &g, p->mesh->axis[es->elem] != 0, &ln->geom);
+    es->have_geom = true;
 }
 
 /* Interpolation weights of (ξ, η) in the element's basis. */
@@ -98,29 +91,24 @@ static void element_mt(const axb_extract_plan *p, axb_extract_lane *ln, const ax
     const int64_t nt = p->nt, n = (int64_t)np1 * np1, ncol = 3 * n;
     double m[6];
     db_tensor(p, pair->src, pair->rec, loc, m);
-    double *I = ln->op_interp, *wa = ln->op_weights, *wb = wa + ncol;
+    double *wa = ln->op_weights, *wb = wa + ncol;
+    /* E0 m0 + E1 m1 + E2 m2 + 2 E4 m4 (Z, and R for PX), 2 E3 m3 + 2 E5 m5 (T) */
+    const double ca[6] = {m[0], m[1], m[2], 0, 2 * m[4], 0};
     double *Z = comp_out(p, raw, 'Z');
     if (Z) {
-        static const int used[4] = {0, 1, 2, 4};
-        for (int k = 0; k < 4; k++)
-            axb_sem_interpolate(np1, ncol, ln->op_z + used[k] * n * ncol, wxi, weta, I + used[k] * ncol);
-        /* PZ stores u_s and u_z: the operator's columns of components 0 and 2 */
-        for (int64_t r = 0; r < n; r++)
-            for (int c = 0; c < 2; c++) {
-                const int64_t q = 2 * c * n + r;
-                wa[c * n + r] = m[0] * I[q] + m[1] * I[ncol + q] + m[2] * I[2 * ncol + q] + 2 * m[4] * I[4 * ncol + q];
-            }
+        double *oa[1] = {wa};
+        axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PZ], wxi, weta, 1, &ca, oa);
+        /* PZ stores u_s and u_z: the weights of components 0 and 2, one after the other */
+        memmove(wa + n, wa + 2 * n, (size_t)n * sizeof *wa);
         const double *w[1] = {wa};
         double *out[1] = {Z};
         axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out, false);
     }
     if (!p->need_px) return;
-    for (int k = 0; k < 6; k++) axb_sem_interpolate(np1, ncol, ln->op_x + k * n * ncol, wxi, weta, I + k * ncol);
     const double f = in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE ? -1.0 : 1.0;
-    for (int64_t q = 0; q < ncol; q++) {
-        wa[q] = m[0] * I[q] + m[1] * I[ncol + q] + m[2] * I[2 * ncol + q] + 2 * m[4] * I[4 * ncol + q];
-        wb[q] = f * (2 * m[3] * I[3 * ncol + q] + 2 * m[5] * I[5 * ncol + q]);
-    }
+    const double cpx[2][6] = {{m[0], m[1], m[2], 0, 2 * m[4], 0}, {0, 0, 0, f * 2 * m[3], 0, f * 2 * m[5]}};
+    double *ox[2] = {wa, wb};
+    axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PX], wxi, weta, 2, cpx, ox);
     double *A = ln->traces, *B = A + nt;
     const double *w[2] = {wa, wb};
     double *out[2] = {A, B};
@@ -272,7 +260,7 @@ axb_status axb_extract_raw(const axb_extract_plan *p, axb_extract_lane *ln, cons
         combine_force(p, ln, src, pair->rec, loc, es->block, wxi, weta, raw);
         return AXB_OK;
     }
-    if (!es->have_strain) element_ops(p, ln, es);
+    if (!es->have_geom) element_geom(p, ln, es);
     element_mt(p, ln, pair, loc, es, wxi, weta, raw);
     return AXB_OK;
 }

@@ -6,6 +6,7 @@
 
 #include "axibulk/extract.h"
 #include "axibulk/extract_job.h"
+#include "axibulk/sem.h"
 #include "axibulk/timeproc.h"
 #include "core/progress.h"
 #include "engines/elem_cache.h"
@@ -15,9 +16,7 @@
  * re-convolution plan (which holds FFT buffers). Lane 0 serves the serial paths; a job computing
  * a batch in the rank's worker threads uses one lane per worker (axb_extract_plan_lanes). */
 typedef struct axb_extract_lane {
-    double *op_x, *op_z;     /* [6][np1²][3·np1²] strain operators of PX / PZ (axb_sem_strain_operator) */
-    double *op_scratch;      /* [9][np1²][3·np1²] */
-    double *op_interp;       /* [6][3·np1²] one pair's strain operator at (ξ, η) */
+    axb_sem_geom geom;       /* the element of the pairs being computed (axb_elem_state.have_geom) */
     double *op_weights;      /* [3][3·np1²] one pair's weights of the stored rows */
     double *traces;          /* [14][nt] scratch traces of one pair */
     double *raw;             /* [ncomp][nt] one pair before time processing */
@@ -67,7 +66,7 @@ axb_status axb_extract_locate(const axb_extract_plan *p, const axb_pair_ref *pai
 typedef struct axb_elem_state {
     int64_t elem;
     const float *block; /* [nvars][np1][np1][nt] from the database; strain_only: the point's [nv][nt] */
-    bool have_strain;
+    bool have_geom;     /* the lane's geom is this element's */
 } axb_elem_state;
 
 /* Raw traces [ncomp][nt] (database sampling, before any time processing) of one pair whose

@@ -88,10 +88,6 @@ static double *alloc_doubles(int64_t n)
 
 static void lane_free(axb_extract_lane *ln)
 {
-    free(ln->op_x);
-    free(ln->op_z);
-    free(ln->op_scratch);
-    free(ln->op_interp);
     free(ln->op_weights);
     free(ln->traces);
     free(ln->raw);
@@ -102,18 +98,12 @@ static void lane_free(axb_extract_lane *ln)
 static axb_status lane_init(const axb_extract_plan *p, axb_extract_lane *ln, axb_error *err)
 {
     const int64_t n = (int64_t)p->np1 * p->np1;
-    ln->op_x = alloc_doubles(6 * n * 3 * n);
-    ln->op_z = alloc_doubles(6 * n * 3 * n);
-    ln->op_scratch = alloc_doubles(9 * n * 3 * n);
-    ln->op_interp = alloc_doubles(6 * 3 * n);
     ln->op_weights = alloc_doubles(3 * 3 * n);
     ln->traces = alloc_doubles(14 * p->nt);
     ln->raw = alloc_doubles((int64_t)p->ncomp * p->nt);
     ln->time_work = alloc_doubles(axb_time_plan_work_len(p->tplan));
-    AXB_CHECK(err,
-              ln->op_x && ln->op_z && ln->op_scratch && ln->op_interp && ln->op_weights && ln->traces && ln->raw &&
-                  ln->time_work,
-              AXB_ERR_NOMEM, "extraction buffers for %lld samples", (long long)p->nt);
+    AXB_CHECK(err, ln->op_weights && ln->traces && ln->raw && ln->time_work, AXB_ERR_NOMEM,
+              "extraction buffers for %lld samples", (long long)p->nt);
     return p->deconv ? axb_reconv_plan_create(p->nt, p->deconv, &ln->reconv, err) : AXB_OK;
 }
 

@@ -7,18 +7,13 @@
 #include "core/vector_clones.h"
 
 typedef struct elem_ctx {
-    int np1;
+    axb_sem_geom g;
     int64_t nt;
-    const double *dxi; /* Dξ[i][k]: G1 (axis) or G2, as stored */
-    const double *g2;  /* G2[j][k] */
-    double ij[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1][2][2];
-    double s[AXB_NPOL_MAX + 1][AXB_NPOL_MAX + 1];
-    bool axis;
     bool unit;          /* the operator: component c of u is the unit basis of its band (see gradient) */
     int64_t band[3][2]; /* samples [lo, hi) where component c can be nonzero (all, but for the operator) */
 } elem_ctx;
 
-#define F(base, i, j) ((base) + ((int64_t)(i)*c->np1 + (j)) * c->nt)
+#define F(base, i, j) ((base) + ((int64_t)(i)*c->g.np1 + (j)) * c->nt)
 
 /* ∂s f and ∂z f at every collocation point; f is component @p comp, zero outside its band. For
  * the operator, f(k, j) is 1 in sample lo + k·np1 + j and 0 elsewhere, so of the sums below only
@@ -26,7 +21,7 @@ typedef struct elem_ctx {
  * zeros), at a tenth of the cost. */
 AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, int comp, const double *f, double *ds, double *dz)
 {
-    const int n = c->np1;
+    const int n = c->g.np1;
     const int64_t nt = c->nt, lo = c->band[comp][0], hi = c->band[comp][1];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -35,20 +30,20 @@ AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, int comp, const double
             memset(m2, 0, (size_t)nt * sizeof *m2);
             if (c->unit)
                 for (int k = 0; k < n; k++) {
-                    m1[lo + k * n + j] = c->dxi[i * n + k];
-                    m2[lo + i * n + k] = c->g2[j * n + k];
+                    m1[lo + k * n + j] = c->g.dxi[i * n + k];
+                    m2[lo + i * n + k] = c->g.g2[j * n + k];
                 }
             else
                 for (int k = 0; k < n; k++) {
-                    const double a = c->dxi[i * n + k], b = c->g2[j * n + k];
+                    const double a = c->g.dxi[i * n + k], b = c->g.g2[j * n + k];
                     const double *fk = F(f, k, j), *fi = F(f, i, k);
                     for (int64_t t = lo; t < hi; t++) {
                         m1[t] += a * fk[t];
                         m2[t] += b * fi[t];
                     }
                 }
-            const double a11 = c->ij[i][j][0][0], a21 = c->ij[i][j][1][0];
-            const double a12 = c->ij[i][j][0][1], a22 = c->ij[i][j][1][1];
+            const double a11 = c->g.ij[i][j][0][0], a21 = c->g.ij[i][j][1][0];
+            const double a12 = c->g.ij[i][j][0][1], a22 = c->g.ij[i][j][1][1];
             for (int64_t t = lo; t < hi; t++) {
                 const double x1 = m1[t], x2 = m2[t];
                 m1[t] = a11 * x1 + a21 * x2;
@@ -60,24 +55,24 @@ AXB_VECTOR_CLONES static void gradient(const elem_ctx *c, int comp, const double
 /* f / s; on the axis (i = 0 of axis elements, s = 0) L'Hôpital: ∂s f there. */
 AXB_VECTOR_CLONES static void over_s(const elem_ctx *c, const double *f, double *out)
 {
-    const int n = c->np1;
+    const int n = c->g.np1;
     const int64_t nt = c->nt;
-    for (int i = c->axis ? 1 : 0; i < n; i++)
+    for (int i = c->g.axis ? 1 : 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            const double s = c->s[i][j];
+            const double s = c->g.s[i][j];
             const double *src = F(f, i, j);
             double *dst = F(out, i, j);
             for (int64_t t = 0; t < nt; t++) dst[t] = src[t] / s;
         }
-    if (!c->axis) return;
+    if (!c->g.axis) return;
     for (int j = 0; j < n; j++) {
-        const double a11 = c->ij[0][j][0][0], a21 = c->ij[0][j][1][0];
+        const double a11 = c->g.ij[0][j][0][0], a21 = c->g.ij[0][j][1][0];
         double *dst = F(out, 0, j);
         for (int64_t t = 0; t < nt; t++) {
             double x1 = 0, x2 = 0;
             for (int k = 0; k < n; k++) {
-                x1 += c->dxi[k] * F(f, k, j)[t];
-                x2 += c->g2[j * n + k] * F(f, 0, k)[t];
+                x1 += c->g.dxi[k] * F(f, k, j)[t];
+                x2 += c->g.g2[j * n + k] * F(f, 0, k)[t];
             }
             dst[t] = a11 * x1 + a21 * x2;
         }
@@ -87,26 +82,30 @@ AXB_VECTOR_CLONES static void over_s(const elem_ctx *c, const double *f, double 
 AXB_VECTOR_CLONES static void lincomb(const elem_ctx *c, double a, const double *x, double b, const double *y,
                                       double *out)
 {
-    const int64_t len = (int64_t)c->np1 * c->np1 * c->nt;
+    const int64_t len = (int64_t)c->g.np1 * c->g.np1 * c->nt;
     for (int64_t q = 0; q < len; q++) out[q] = a * x[q] + b * y[q];
 }
 
-/* The element's geometry at its collocation points: what every strain of it shares. */
-static void ctx_init(elem_ctx *c, const axb_mesh *m, const axb_elem_shape *g, bool axis, int64_t nt)
+void axb_sem_geom_init(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_sem_geom *geo)
 {
     const double *xi_pts;
-    c->np1 = m->npol + 1;
-    c->nt = nt;
-    c->axis = axis;
-    c->unit = false;
-    axb_sem_xi_basis(m, axis, &xi_pts, &c->dxi);
-    c->g2 = m->G2;
-    for (int i = 0; i < c->np1; i++)
-        for (int j = 0; j < c->np1; j++) {
+    geo->np1 = m->npol + 1;
+    geo->axis = axis;
+    axb_sem_xi_basis(m, axis, &xi_pts, &geo->dxi);
+    geo->g2 = m->G2;
+    for (int i = 0; i < geo->np1; i++)
+        for (int j = 0; j < geo->np1; j++) {
             double z;
-            axb_sem_inv_jacobian(g, xi_pts[i], m->gll[j], c->ij[i][j]);
-            axb_sem_map(g, xi_pts[i], m->gll[j], &c->s[i][j], &z);
+            axb_sem_inv_jacobian(g, xi_pts[i], m->gll[j], geo->ij[i][j]);
+            axb_sem_map(g, xi_pts[i], m->gll[j], &geo->s[i][j], &z);
         }
+}
+
+static void ctx_init(elem_ctx *c, const axb_mesh *m, const axb_elem_shape *g, bool axis, int64_t nt)
+{
+    axb_sem_geom_init(m, g, axis, &c->g);
+    c->nt = nt;
+    c->unit = false;
 }
 
 /* axb_sem_strain on a prepared element, with component c of u nonzero only in samples
@@ -114,7 +113,7 @@ static void ctx_init(elem_ctx *c, const axb_mesh *m, const axb_elem_shape *g, bo
 static void strain_ctx(const elem_ctx *c, axb_excitation exc, const double *u, double *out, double *work)
 {
     const int64_t nt = c->nt;
-    const int64_t fl = (int64_t)c->np1 * c->np1 * nt;
+    const int64_t fl = (int64_t)c->g.np1 * c->g.np1 * nt;
     const double *u1 = u, *u2 = u + fl, *u3 = u + 2 * fl;
     double *E[6], *w[6];
     for (int k = 0; k < 6; k++) {
@@ -192,4 +191,79 @@ void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool ax
                              double *scratch)
 {
     axb_sem_strain_operators(m, g, axis, 1, &exc, &op, scratch);
+}
+
+/* One term of a strain component: a times the interpolated ∂s (0), ∂z (1) or 1/s (2) of stored
+ * component c, in strain component k. */
+typedef struct strain_term {
+    int k, c, op;
+    double a;
+} strain_term;
+
+/* The terms of strain_ctx per excitation (u1, u2, u3: the stored s, φ, z fields). */
+static const strain_term COMMON[] = {{0, 0, 0, 1.0}, {2, 2, 1, 1.0}, {4, 0, 1, 0.5}, {4, 2, 0, 0.5}};
+static const strain_term MONOPOLE[] = {{1, 0, 2, 1.0}};
+static const strain_term DIPOLE[] = {
+    {3, 2, 2, -0.5}, {3, 1, 1, -0.5},                 /* E3 = −(u_z/s + ∂z u_φ)/2 */
+    {1, 0, 2, 1.0},  {1, 1, 2, -1.0},                 /* E1 = (u_s − u_φ)/s */
+    {5, 0, 2, -0.5}, {5, 1, 2, 0.5},  {5, 1, 0, -0.5} /* E5 = −E1/2 − ∂s u_φ/2 */
+};
+static const strain_term QUADPOLE[] = {
+    {1, 0, 2, 1.0},  {1, 1, 2, -2.0},                 /* E1 = (u1 − 2 u2)/s */
+    {3, 2, 2, -1.0}, {3, 1, 1, -0.5},                 /* E3 = −u3/s − ∂z u2/2 */
+    {5, 1, 2, 0.5},  {5, 0, 2, -1.0}, {5, 1, 0, -0.5} /* E5 = (u2/2 − u1)/s − ∂s u2/2 */
+};
+
+/* Adds the terms t[0..nt) of every contraction to out. */
+static void add_terms(int n, const strain_term *t, int nterms, const double *const v[3], int ncon,
+                      const double (*coef)[6], double *const *out)
+{
+    for (int e = 0; e < nterms; e++)
+        for (int r = 0; r < ncon; r++) {
+            const double a = t[e].a * coef[r][t[e].k];
+            if (a == 0) continue;
+            double *o = out[r] + t[e].c * n;
+            const double *x = v[t[e].op];
+            for (int q = 0; q < n; q++) o[q] += a * x[q];
+        }
+}
+
+void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double *wxi, const double *weta, int ncon,
+                       const double (*coef)[6], double *const *out)
+{
+    enum { NMAX = (AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1) };
+    const int np = geo->np1, n = np * np;
+    /* the interpolated ∂s, ∂z and 1/s of one scalar field f, as weights of f at the points: ∂s f at
+     * (i, j) is ij00·Σ_k Dξ[i][k] f(k, j) + ij10·Σ_k Dη[j][k] f(i, k), so point (i, j)'s weight
+     * spreads along its line of constant η and its line of constant ξ */
+    double ds[NMAX] = {0}, dz[NMAX] = {0}, os[NMAX] = {0};
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < np; j++) {
+            const double L = wxi[i] * weta[j];
+            const double s1 = L * geo->ij[i][j][0][0], s2 = L * geo->ij[i][j][1][0];
+            const double z1 = L * geo->ij[i][j][0][1], z2 = L * geo->ij[i][j][1][1];
+            const double *dx = geo->dxi + i * np, *de = geo->g2 + j * np;
+            for (int k = 0; k < np; k++) {
+                ds[k * np + j] += s1 * dx[k];
+                dz[k * np + j] += z1 * dx[k];
+                ds[i * np + k] += s2 * de[k];
+                dz[i * np + k] += z2 * de[k];
+            }
+            if (geo->axis && i == 0) /* s = 0: f/s is ∂s f there (L'Hôpital, as over_s) */
+                for (int k = 0; k < np; k++) {
+                    os[k * np + j] += s1 * dx[k];
+                    os[k] += s2 * de[k];
+                }
+            else
+                os[i * np + j] += L / geo->s[i][j];
+        }
+    const double *const v[3] = {ds, dz, os};
+    for (int r = 0; r < ncon; r++) memset(out[r], 0, (size_t)(3 * n) * sizeof *out[r]);
+    add_terms(n, COMMON, 4, v, ncon, coef, out);
+    if (exc == AXB_EXC_MONOPOLE)
+        add_terms(n, MONOPOLE, 1, v, ncon, coef, out);
+    else if (exc == AXB_EXC_DIPOLE)
+        add_terms(n, DIPOLE, 7, v, ncon, coef, out);
+    else
+        add_terms(n, QUADPOLE, 7, v, ncon, coef, out);
 }

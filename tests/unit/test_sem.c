@@ -424,6 +424,67 @@ static void test_operator_bits(check_ctx *T, bool axis)
     free(op[1]);
 }
 
+/* axb_sem_strain_at against its definition: the dense operator's rows interpolated to the point,
+ * on straight and curved elements, on the axis and off it, for every excitation and at points
+ * inside, on the edges and at a corner. Another order of the same sums: equal to rounding. */
+static void test_strain_at(check_ctx *T, bool axis)
+{
+    axb_mesh m;
+    axb_elem_shape straight;
+    test_element(axis, &m, &straight);
+    enum { N = 25, NC = 75 };
+    const axb_elem_shape shapes[3] = {straight,
+                                      curved(5.0e6, 5.6e6, axis ? 0.0 : 0.3, axis ? 0.12 : 0.42, AXB_EL_SPHEROIDAL),
+                                      curved(3.48e6, 3.9e6, axis ? 0.0 : 1.1, axis ? 0.2 : 1.3, AXB_EL_SEMINO)};
+    const double pts[5][2] = {{-0.3, 0.45}, {0.71, -0.88}, {-1.0, 0.2}, {1.0, 1.0}, {0.05, -1.0}};
+    double *op = calloc(6 * N * NC, sizeof *op), *scratch = calloc(9 * N * NC, sizeof *scratch);
+    CHECK(T, op && scratch);
+    if (!op || !scratch) return;
+    const double *xp = axis ? GLJ : GLL;
+    for (int e = 0; e < 3; e++) {
+        axb_sem_geom geo;
+        axb_sem_geom_init(&m, &shapes[e], axis, &geo);
+        for (int exc = 0; exc < 3; exc++) {
+            axb_sem_strain_operator(&m, &shapes[e], axis, (axb_excitation)exc, op, scratch);
+            for (int p = 0; p < 5; p++) {
+                double wxi[5], weta[5], want[6 * NC], got[6 * NC];
+                axb_lagrange_weights(xp, 5, pts[p][0], wxi);
+                axb_lagrange_weights(GLL, 5, pts[p][1], weta);
+                double scale = 0, worst = 0;
+                for (int k = 0; k < 6; k++) axb_sem_interpolate(5, NC, op + k * N * NC, wxi, weta, want + k * NC);
+                for (int q = 0; q < 6 * NC; q++) scale = fmax(scale, fabs(want[q]));
+                /* six unit vectors: the rows themselves */
+                double unit[6][6] = {{0}};
+                double *rows[6];
+                for (int k = 0; k < 6; k++) {
+                    unit[k][k] = 1;
+                    rows[k] = got + k * NC;
+                }
+                axb_sem_strain_at(&geo, (axb_excitation)exc, wxi, weta, 6, unit, rows);
+                for (int q = 0; q < 6 * NC; q++) worst = fmax(worst, fabs(got[q] - want[q]) / scale);
+                /* two contractions at once, as extraction asks for a moment tensor's R and T */
+                double coef[2][6], two[2][NC];
+                for (int r = 0; r < 2; r++)
+                    for (int k = 0; k < 6; k++) coef[r][k] = urand() - 0.5;
+                double *o2[2] = {two[0], two[1]};
+                axb_sem_strain_at(&geo, (axb_excitation)exc, wxi, weta, 2, coef, o2);
+                for (int r = 0; r < 2; r++)
+                    for (int q = 0; q < NC; q++) {
+                        double ref = 0;
+                        for (int k = 0; k < 6; k++) ref += coef[r][k] * want[k * NC + q];
+                        worst = fmax(worst, fabs(two[r][q] - ref) / scale);
+                    }
+                CHECK_MSG(T, worst < 1e-13 && scale > 0,
+                          "%s element %d, excitation %d, point (%g, %g): strain operator at the point off by %g "
+                          "of its largest weight",
+                          axis ? "axis" : "interior", e, exc, pts[p][0], pts[p][1], worst);
+            }
+        }
+    }
+    free(op);
+    free(scratch);
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -436,6 +497,8 @@ int main(void)
     test_strain_operator(&T, true);
     test_operator_bits(&T, false);
     test_operator_bits(&T, true);
+    test_strain_at(&T, false);
+    test_strain_at(&T, true);
     test_geometry(&T);
     return check_summary(&T);
 }
