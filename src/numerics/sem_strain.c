@@ -228,28 +228,30 @@ static void add_terms(int n, const strain_term *t, int nterms, const double *con
         }
 }
 
-void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double *wxi, const double *weta, int ncon,
-                       const double (*coef)[6], double *const *out)
+/* The interpolated ∂s, ∂z and 1/s of one scalar field f, as weights of f at the points: ∂s f at
+ * (i, j) is ij00·Σ_k Dξ[i][k] f(k, j) + ij10·Σ_k Dη[j][k] f(i, k), so point (i, j)'s weight spreads
+ * along its line of constant η and its line of constant ξ. Inlined with np a constant for
+ * AxiSEM's npol 4, so that the compiler unrolls the lines. */
+static inline __attribute__((always_inline)) void line_sums(const axb_sem_geom *geo, const int np, const double *wxi,
+                                                            const double *weta, double *restrict ds,
+                                                            double *restrict dz, double *restrict os)
 {
-    enum { NMAX = (AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1) };
-    const int np = geo->np1, n = np * np;
-    /* the interpolated ∂s, ∂z and 1/s of one scalar field f, as weights of f at the points: ∂s f at
-     * (i, j) is ij00·Σ_k Dξ[i][k] f(k, j) + ij10·Σ_k Dη[j][k] f(i, k), so point (i, j)'s weight
-     * spreads along its line of constant η and its line of constant ξ */
-    double ds[NMAX] = {0}, dz[NMAX] = {0}, os[NMAX] = {0};
-    for (int i = 0; i < np; i++)
+    for (int q = 0; q < np * np; q++) ds[q] = dz[q] = os[q] = 0;
+    for (int i = 0; i < np; i++) {
+        const bool on_axis = geo->axis && i == 0;
+        const double *dx = geo->dxi + i * np;
         for (int j = 0; j < np; j++) {
             const double L = wxi[i] * weta[j];
             const double s1 = L * geo->ij[i][j][0][0], s2 = L * geo->ij[i][j][1][0];
             const double z1 = L * geo->ij[i][j][0][1], z2 = L * geo->ij[i][j][1][1];
-            const double *dx = geo->dxi + i * np, *de = geo->g2 + j * np;
+            const double *de = geo->g2 + j * np;
             for (int k = 0; k < np; k++) {
                 ds[k * np + j] += s1 * dx[k];
                 dz[k * np + j] += z1 * dx[k];
                 ds[i * np + k] += s2 * de[k];
                 dz[i * np + k] += z2 * de[k];
             }
-            if (geo->axis && i == 0) /* s = 0: f/s is ∂s f there (L'Hôpital, as over_s) */
+            if (on_axis) /* s = 0: f/s is ∂s f there (L'Hôpital, as over_s) */
                 for (int k = 0; k < np; k++) {
                     os[k * np + j] += s1 * dx[k];
                     os[k] += s2 * de[k];
@@ -257,6 +259,19 @@ void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double
             else
                 os[i * np + j] += L / geo->s[i][j];
         }
+    }
+}
+
+void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double *wxi, const double *weta, int ncon,
+                       const double (*coef)[6], double *const *out)
+{
+    enum { NMAX = (AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1) };
+    const int np = geo->np1, n = np * np;
+    double ds[NMAX], dz[NMAX], os[NMAX];
+    if (np == 5)
+        line_sums(geo, 5, wxi, weta, ds, dz, os);
+    else
+        line_sums(geo, np, wxi, weta, ds, dz, os);
     const double *const v[3] = {ds, dz, os};
     for (int r = 0; r < ncon; r++) memset(out[r], 0, (size_t)(3 * n) * sizeof *out[r]);
     add_terms(n, COMMON, 4, v, ncon, coef, out);
