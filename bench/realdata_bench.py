@@ -19,12 +19,15 @@ For each database (default: the shared 50 s PREM database in ../shared/data):
   disk       with --disk-mbps N[,M...] (root, a cgroup block throttle): the repacks again against
              this machine's disk throttled by the kernel to N MB/s of reads, standing in for a real
              disk where the virtual one is served from the host's cache: the cold read and the
-             repacks' input MB/s over the whole run, through the same throttle
+             repacks' input MB/s by the repack's own clock and over the whole process (mpirun and
+             MPI's start-up included), through the same throttle
   instaseis  with --instaseis DIR (a folder with env.sh and run_pattern.py: Instaseis built from its
              public source outside this repository), Instaseis' UnbufferedFullyRandom pattern on the
              same original and merged databases, pinned to the same core, alternating three times with
              axibulk's one-core random pairs (both rates drift by a quarter over a run of this script):
-             seismograms/s and the ratio of the medians, with their ranges
+             seismograms/s and the ratio of the medians, with their ranges; axibulk's by its job's
+             clock (database opened to output renamed) and over its whole process (MPI's start-up and
+             reading the pairs file included)
 
 Writes OUT/realdata.json, OUT/realdata.md (also spliced into --md, docs/benchmarks.md by default,
 between this script's markers). --quick (CI: keeps the harness working, never judges a speed) uses
@@ -178,6 +181,10 @@ def bench_db(a, db, work, rng):
                     row = {"mode": " ".join(mode), "ranks": n, "seconds": secs, "input_mb_s": size_mb / secs,
                            "decode": decoded(out), "encode": encoded(out), "cpu": use}
                     row["of_disk"] = row["input_mb_s"] / t["read_mb_s"]
+                    # the process's wall time too: mpirun and MPI's start-up (a third of a second
+                    # here) belong to what a user waits for, not to the repack's own clock
+                    row["process_mb_s"] = size_mb / use["wall_s"]
+                    row["of_disk_process"] = row["process_mb_s"] / t["read_mb_s"]
                     t["repack"].append(row)
                     shutil.rmtree(dst, ignore_errors=True)
                     print(f"  disk {mbps} MB/s: repack {row['mode']} {n} rank(s): {row['input_mb_s']:.0f} MB/s "
@@ -244,7 +251,7 @@ def bench_db(a, db, work, rng):
                       f"{path} {a.instaseis_seconds}")
             mine_cmd = ["taskset", "-c", "1", axb, "extract", "--db", path, "--pairs", pairs, "--components", "ZNE",
                         "-o", out_h5, "--force", "-q", "--threads", "1"]
-            theirs, mine, failed = [], [], None
+            theirs, mine, mine_whole, failed = [], [], [], None
             # alternating, so that both see the same drift of this machine's speed
             for _ in range(1 if a.quick else 3):
                 warm(fs)
@@ -257,7 +264,10 @@ def bench_db(a, db, work, rng):
                 warm(fs)
                 if os.path.exists(out_h5):
                     os.unlink(out_h5)
-                mine.append(float(EXTRACT.search(run(mine_cmd)).group(3)))
+                out, use = timed_run(mine_cmd)
+                mine.append(float(EXTRACT.search(out).group(3)))
+                # the issue's measure: the whole process, start-up and reading the pairs file included
+                mine_whole.append(int(EXTRACT.search(out).group(1)) / use["wall_s"])
             if os.path.exists(out_h5):
                 os.unlink(out_h5)
             row = {"layout": lay, "rows_s": None}
@@ -265,6 +275,8 @@ def bench_db(a, db, work, rng):
                 rate, ax = statistics.median(theirs), statistics.median(mine)
                 row = {"layout": lay, "rows_s": rate, "rows_s_all": theirs, "axibulk_rows_s": ax,
                        "axibulk_rows_s_all": mine, "ratio": ax / rate,
+                       "axibulk_whole_rows_s_all": mine_whole,
+                       "ratio_whole": statistics.median(mine_whole) / rate,
                        "ratio_range": [min(mine) / max(theirs), max(mine) / min(theirs)]}
             r["instaseis"].append(row)
             print(f"  instaseis {lay}: {theirs if theirs else 'failed: ' + str(failed)}, axibulk {mine}", flush=True)
@@ -300,15 +312,16 @@ def report(results, a):
         for t in r.get("throttled", []):
             L += ["", f"Against a disk of {t['mbps']} MB/s (this machine's disk throttled by the kernel's block "
                   f"throttle; its cold sequential read of the files: **{t['read_mb_s']:.0f} MB/s**):", "",
-                  "| repack | ranks | input MB/s (whole run) | of the disk's cold read | decode s: read (wall) / "
-                  "checksum / inflate (CPU) | write side s: compress (CPU) / exchange / write / sync | process CPU s "
-                  "(cores busy) |", "|---|---|---|---|---|---|---|"]
+                  "| repack | ranks | input MB/s (repack's clock) | of the disk's cold read | whole process: MB/s, "
+                  "of the disk | decode s: read (wall) / checksum / inflate (CPU) | write side s: compress (CPU) / "
+                  "exchange / write / sync | process CPU s (cores busy) |", "|---|---|---|---|---|---|---|---|"]
             for p in t["repack"]:
                 d, w = p["decode"], p.get("encode")
                 split = f"{d['read']:.2f} / {d['checksum']:.2f} / {d['inflate']:.2f}" if d else "–"
                 wsplit = (f"{w['compress']:.2f} / {w['exchange']:.2f} / {w['write']:.2f} / {w['sync']:.2f}") if w else "–"
-                L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} | {split} | "
-                         f"{wsplit} | {busy(p)} |")
+                whole = (f"{p['process_mb_s']:.0f}, {p['of_disk_process']:.2f}" if "process_mb_s" in p else "–")
+                L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} | {whole} | "
+                         f"{split} | {wsplit} | {busy(p)} |")
         nev, nsta = r["bulk_shape"]
         L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads |",
               "|---|---|---|---|---|---|"]
@@ -326,13 +339,17 @@ def report(results, a):
               f"read (each element once per batch): {b['moved_mb_s']:,.0f} MB/s, {b['fraction']:.2f}.", ""]
         if r.get("instaseis"):
             rng = lambda v: f"{min(v):,.0f}–{max(v):,.0f}"
-            L += ["| layout | Instaseis (1 core): median (range) | axibulk (1 core): median (range) | "
-                  "ratio of the medians (range) |", "|---|---|---|---|"]
+            L += ["| layout | Instaseis (1 core): median (range) | axibulk (1 core, its job's clock): median (range) | "
+                  "ratio of the medians (range) | axibulk's whole process: median (range) | ratio |",
+                  "|---|---|---|---|---|---|"]
             for i in r["instaseis"]:
+                whole = (f"{statistics.median(i['axibulk_whole_rows_s_all']):,.0f} "
+                         f"({rng(i['axibulk_whole_rows_s_all'])}) | {i['ratio_whole']:.0f}×"
+                         if i.get("axibulk_whole_rows_s_all") else "– | –")
                 L.append(f"| {i['layout']} | {i['rows_s']:,.0f} ({rng(i['rows_s_all'])}) | "
                          f"{i['axibulk_rows_s']:,.0f} ({rng(i['axibulk_rows_s_all'])}) | {i['ratio']:.0f}× "
-                         f"({i['ratio_range'][0]:.0f}–{i['ratio_range'][1]:.0f}×) |"
-                         if i["rows_s"] else f"| {i['layout']} | failed | | |")
+                         f"({i['ratio_range'][0]:.0f}–{i['ratio_range'][1]:.0f}×) | {whole} |"
+                         if i["rows_s"] else f"| {i['layout']} | failed | | | | |")
             L.append("")
     return "\n".join(L) + "\n"
 
