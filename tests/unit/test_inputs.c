@@ -23,6 +23,7 @@
 #include "axibulk/inputs.h"
 #include "axibulk/source.h"
 #include "check.h"
+#include "io/input/in_internal.h"
 
 #define CHECK_REL(T, a, b, rtol) CHECK_CLOSE(T, a, b, (rtol)*fabs((double)(b)))
 
@@ -1137,6 +1138,62 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* Numbers of the text formats: axb_in_parse_double (a fast path for short decimals, strtod for
+ * the rest) must give strtod's bits for every decimal, and refuse what is not one. Strings of
+ * every shape the fast path takes or hands on: 1–20 digits, a point anywhere or none, leading
+ * and trailing zeros, exponents with and without sign or leading zeros, out to ±40. */
+static void test_parse_double(tctx *x)
+{
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    char buf[96];
+    long bad = 0;
+    for (int n = 0; n < 200000; n++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        uint64_t r = state;
+        char *p = buf;
+        const int sign = (int)(r % 3);
+        r /= 3;
+        if (sign == 1) *p++ = '-';
+        if (sign == 2) *p++ = '+';
+        const int nd = 1 + (int)(r % 20), point = (int)((r / 20) % (unsigned)(nd + 2)) - 1;
+        r /= 20 * 22;
+        for (int d = 0; d < nd; d++) {
+            if (d == point) *p++ = '.';
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            const int zeros = (int)(state % 4) == 0; /* runs of zeros, leading ones included */
+            *p++ = zeros ? '0' : (char)('0' + (int)((state >> 8) % 10));
+        }
+        if (point == nd) *p++ = '.';
+        if (r % 2) {
+            *p++ = (r / 2) % 2 ? 'e' : 'E';
+            const int es = (int)((r / 4) % 3);
+            if (es == 1) *p++ = '-';
+            if (es == 2) *p++ = '+';
+            p += sprintf(p, (r / 12) % 4 ? "%d" : "%03d", (int)((r / 48) % 41));
+        }
+        *p = '\0';
+        char *end;
+        const double want = strtod(buf, &end);
+        double got = 0;
+        const bool ok = axb_in_parse_double(buf, &got);
+        if (!ok || memcmp(&got, &want, sizeof got) != 0) {
+            if (bad++ < 5) CHECK_MSG(&x->c, 0, "'%s': %.17g, strtod %.17g", buf, ok ? got : NAN, want);
+        }
+    }
+    CHECK_MSG(&x->c, bad == 0, "%ld of 200000 decimals differ from strtod", bad);
+    const char *refused[] = {"",     ".",   "+",   "-",   "e5", "1e", "1e+", "1.2.3",   "1e5.0",
+                             "0x10", "nan", "inf", "1,5", " 1", "1 ", "--1", "1e99999", "1e400"};
+    for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+        double v = 0;
+        CHECK_MSG(&x->c, !axb_in_parse_double(refused[k], &v), "'%s' was taken as %g", refused[k], v);
+    }
+    const char *taken[] = {"1.", ".5", "-0", "+7", "1e22", "1e-22", "123456789012345", "1234567890123456e-5"};
+    for (size_t k = 0; k < sizeof taken / sizeof *taken; k++) {
+        double v = 0;
+        CHECK_MSG(&x->c, axb_in_parse_double(taken[k], &v) && v == strtod(taken[k], NULL), "'%s'", taken[k]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static tctx x; /* large buffers; static to keep them off the stack */
@@ -1152,6 +1209,7 @@ int main(int argc, char **argv)
         snprintf(probe, sizeof probe, "%s/sources/nepal.param", argv[1]);
         if (stat(probe, &sb) == 0) snprintf(x.data, sizeof x.data, "%s", argv[1]);
     }
+    test_parse_double(&x);
     test_pairs(&x);
     test_cmtsolution(&x);
     test_quakeml(&x);
