@@ -151,6 +151,7 @@ static void test_pairs(tctx *x)
             CHECK_STR(t, l.pair[0].rec.station, "R999999");
             CHECK_STR(t, l.pair[1].rec.network, "X1"); /* line 1000000 */
             CHECK_STR(t, l.pair[1].rec.station, "R000000");
+            CHECK_STR(t, l.pair[1].src.name, "line_1000000");
         }
         axb_pair_list_free(&l);
     }
