@@ -38,6 +38,12 @@ void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, doub
  *  ij[1][1] = ∂η/∂z. */
 void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double ij[2][2]);
 
+/** The mapping and its inverse Jacobian at the grid of points (xi[i], eta[j]): s[q], z[q] and
+ *  ij[q] for q = i·neta + j, with the element's polar description (curved edges) made once for
+ *  all of them; the values of axb_sem_map and axb_sem_inv_jacobian. */
+void axb_sem_map_grid(const axb_elem_shape *g, int nxi, const double *xi, int neta, const double *eta, double *s,
+                      double *z, double (*ij)[2][2]);
+
 /** Newton inversion of the mapping (at most 10 steps, AxiSEM's convergence test); returns
  *  whether (ξ, η) lies within [−1−tol, 1+tol]². */
 bool axb_sem_inside(const axb_elem_shape *g, double s, double z, double tol, double *xi, double *eta);

@@ -35,7 +35,9 @@ static void to_polar(const axb_elem_shape *g, polar *p)
     p->t4 = t[3];
 }
 
-void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, double *z)
+/* The mapping with the element's polar description @p p made once (unused for linear elements):
+ * to_polar takes four square roots and four arc cosines, more than the mapping itself. */
+static void map_with(const axb_elem_shape *g, const polar *pp, double xi, double eta, double *s, double *z)
 {
     const double *sk = g->s, *zk = g->z;
     if (g->type == AXB_EL_LINEAR) {
@@ -45,8 +47,7 @@ void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, doub
         *z = n1 * zk[0] + n2 * zk[1] + n3 * zk[2] + n4 * zk[3];
         return;
     }
-    polar p;
-    to_polar(g, &p);
+    const polar p = *pp;
     const double at = ((1 - xi) * p.t4 + (1 + xi) * p.t3) / 2;
     const double ab = ((1 - xi) * p.t1 + (1 + xi) * p.t2) / 2;
     switch (g->type) {
@@ -65,7 +66,7 @@ void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, doub
     }
 }
 
-static void jacobian(const axb_elem_shape *g, double xi, double eta, double J[2][2])
+static void jacobian_with(const axb_elem_shape *g, const polar *pp, double xi, double eta, double J[2][2])
 {
     const double *sk = g->s, *zk = g->z;
     if (g->type == AXB_EL_LINEAR) {
@@ -80,8 +81,7 @@ static void jacobian(const axb_elem_shape *g, double xi, double eta, double J[2]
         }
         return;
     }
-    polar p;
-    to_polar(g, &p);
+    const polar p = *pp;
     const double at = ((1 - xi) * p.t4 + (1 + xi) * p.t3) / 2;
     const double ab = ((1 - xi) * p.t1 + (1 + xi) * p.t2) / 2;
     const double dt = (p.t3 - p.t4) / 2, db = (p.t2 - p.t1) / 2;
@@ -107,10 +107,25 @@ static void jacobian(const axb_elem_shape *g, double xi, double eta, double J[2]
     }
 }
 
-void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double ij[2][2])
+static void polar_of(const axb_elem_shape *g, polar *p)
+{
+    if (g->type != AXB_EL_LINEAR)
+        to_polar(g, p);
+    else
+        *p = (polar){0};
+}
+
+void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, double *z)
+{
+    polar p;
+    polar_of(g, &p);
+    map_with(g, &p, xi, eta, s, z);
+}
+
+static void inv_jacobian_with(const axb_elem_shape *g, const polar *p, double xi, double eta, double ij[2][2])
 {
     double J[2][2];
-    jacobian(g, xi, eta, J);
+    jacobian_with(g, p, xi, eta, J);
     const double det = J[0][0] * J[1][1] - J[1][0] * J[0][1];
     ij[0][0] = J[1][1] / det;
     ij[0][1] = -J[0][1] / det;
@@ -118,19 +133,41 @@ void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double
     ij[1][1] = J[0][0] / det;
 }
 
+void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double ij[2][2])
+{
+    polar p;
+    polar_of(g, &p);
+    inv_jacobian_with(g, &p, xi, eta, ij);
+}
+
+void axb_sem_map_grid(const axb_elem_shape *g, int nxi, const double *xi, int neta, const double *eta, double *s,
+                      double *z, double (*ij)[2][2])
+{
+    polar p;
+    polar_of(g, &p);
+    for (int i = 0; i < nxi; i++)
+        for (int j = 0; j < neta; j++) {
+            const int q = i * neta + j;
+            map_with(g, &p, xi[i], eta[j], &s[q], &z[q]);
+            inv_jacobian_with(g, &p, xi[i], eta[j], ij[q]);
+        }
+}
+
 bool axb_sem_inside(const axb_elem_shape *g, double s, double z, double tol, double *pxi, double *peta)
 {
     /* AxiSEM's literal 1e-7**2 evaluated in single precision */
     const double conv = 9.99999982451670044e-15;
+    polar p;
+    polar_of(g, &p);
     double xi = 0, eta = 0;
     const double norm = s * s + z * z;
     for (int it = 0; it < 10; it++) {
         double s1, z1, ij[2][2];
-        axb_sem_map(g, xi, eta, &s1, &z1);
+        map_with(g, &p, xi, eta, &s1, &z1);
         const double ds = s - s1, dz = z - z1;
         /* a point at the centre of the planet has no scale: test the absolute misfit there */
         if ((ds * ds + dz * dz) < conv * (norm > 0 ? norm : 1.0)) break;
-        axb_sem_inv_jacobian(g, xi, eta, ij);
+        inv_jacobian_with(g, &p, xi, eta, ij);
         xi += ij[0][0] * ds + ij[0][1] * dz;
         eta += ij[1][0] * ds + ij[1][1] * dz;
     }

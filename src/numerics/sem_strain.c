@@ -93,11 +93,14 @@ void axb_sem_geom_init(const axb_mesh *m, const axb_elem_shape *g, bool axis, ax
     geo->axis = axis;
     axb_sem_xi_basis(m, axis, &xi_pts, &geo->dxi);
     geo->g2 = m->G2;
+    enum { NMAX = (AXB_NPOL_MAX + 1) * (AXB_NPOL_MAX + 1) };
+    double s[NMAX], z[NMAX], ij[NMAX][2][2];
+    axb_sem_map_grid(g, geo->np1, xi_pts, geo->np1, m->gll, s, z, ij);
     for (int i = 0; i < geo->np1; i++)
         for (int j = 0; j < geo->np1; j++) {
-            double z;
-            axb_sem_inv_jacobian(g, xi_pts[i], m->gll[j], geo->ij[i][j]);
-            axb_sem_map(g, xi_pts[i], m->gll[j], &geo->s[i][j], &z);
+            const int q = i * geo->np1 + j;
+            geo->s[i][j] = s[q];
+            memcpy(geo->ij[i][j], ij[q], sizeof ij[q]);
         }
 }
 

@@ -485,6 +485,29 @@ static void test_strain_at(check_ctx *T, bool axis)
     free(scratch);
 }
 
+/* axb_sem_map_grid gives the bits of axb_sem_map and axb_sem_inv_jacobian point by point, for
+ * all four element types. */
+static void test_map_grid(check_ctx *T)
+{
+    const axb_elem_shape shapes[4] = {curved(5.0e6, 5.6e6, 0.3, 0.42, AXB_EL_SPHEROIDAL),
+                                      curved(3.48e6, 3.9e6, 1.1, 1.3, AXB_EL_SEMINO),
+                                      curved(3.48e6, 3.9e6, 0.0, 0.2, AXB_EL_SEMISO),
+                                      {{0, 1.5, 1.6, 0.1}, {3, 3.1, 4, 4.2}, AXB_EL_LINEAR}};
+    double s[25], z[25], ij[25][2][2];
+    for (int e = 0; e < 4; e++) {
+        axb_sem_map_grid(&shapes[e], 5, GLJ, 5, GLL, s, z, ij);
+        int same = 1;
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++) {
+                double s1, z1, ij1[2][2];
+                axb_sem_map(&shapes[e], GLJ[i], GLL[j], &s1, &z1);
+                axb_sem_inv_jacobian(&shapes[e], GLJ[i], GLL[j], ij1);
+                same &= s1 == s[i * 5 + j] && z1 == z[i * 5 + j] && !memcmp(ij1, ij[i * 5 + j], sizeof ij1);
+            }
+        CHECK_MSG(T, same, "element type %d: the grid differs from the point-by-point mapping", shapes[e].type);
+    }
+}
+
 int main(void)
 {
     check_ctx T = {0, 0, 0};
@@ -499,6 +522,7 @@ int main(void)
     test_operator_bits(&T, true);
     test_strain_at(&T, false);
     test_strain_at(&T, true);
+    test_map_grid(&T);
     test_geometry(&T);
     return check_summary(&T);
 }
