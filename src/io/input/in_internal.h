@@ -21,6 +21,8 @@ typedef struct axb_in_text {
     int64_t lineno;   /* 1-based number of the line in `line`; 0 before the first */
     char *line;       /* current line without its end-of-line characters */
     size_t cap;
+    char *buf; /* what was read from fp and not yet taken into a line: buf[bpos..blen) */
+    size_t bpos, blen;
 } axb_in_text;
 
 /* Opens @p path for reading (AXB_ERR_IO naming the file and the system's reason). */
