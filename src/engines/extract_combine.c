@@ -92,12 +92,13 @@ static void element_mt(const axb_extract_plan *p, axb_extract_lane *ln, const ax
     double m[6];
     db_tensor(p, pair->src, pair->rec, loc, m);
     double *wa = ln->op_weights, *wb = wa + ncol;
-    /* E0 m0 + E1 m1 + E2 m2 + 2 E4 m4 (Z, and R for PX), 2 E3 m3 + 2 E5 m5 (T) */
-    const double ca[6] = {m[0], m[1], m[2], 0, 2 * m[4], 0};
+    /* E0 m0 + E1 m1 + E2 m2 + 2 E4 m4 (Z, and the radial sum of PX), 2 E3 m3 + 2 E5 m5 (transverse) */
+    const double f = in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE ? -1.0 : 1.0;
+    const double coef[2][6] = {{m[0], m[1], m[2], 0, 2 * m[4], 0}, {0, 0, 0, f * 2 * m[3], 0, f * 2 * m[5]}};
+    double *ow[2] = {wa, wb};
     double *Z = comp_out(p, raw, 'Z');
     if (Z) {
-        double *oa[1] = {wa};
-        axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PZ], wxi, weta, 1, &ca, oa);
+        axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PZ], wxi, weta, 1, coef, ow);
         /* PZ stores u_s and u_z: the weights of components 0 and 2, one after the other */
         memmove(wa + n, wa + 2 * n, (size_t)n * sizeof *wa);
         const double *w[1] = {wa};
@@ -105,10 +106,7 @@ static void element_mt(const axb_extract_plan *p, axb_extract_lane *ln, const ax
         axb_sem_apply_rows(2 * n, nt, es->block + in->var_offset[AXB_SIM_PZ] * n * nt, 1, w, out, false);
     }
     if (!p->need_px) return;
-    const double f = in->excitation[AXB_SIM_PX] != AXB_EXC_MONOPOLE ? -1.0 : 1.0;
-    const double cpx[2][6] = {{m[0], m[1], m[2], 0, 2 * m[4], 0}, {0, 0, 0, f * 2 * m[3], 0, f * 2 * m[5]}};
-    double *ox[2] = {wa, wb};
-    axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PX], wxi, weta, 2, cpx, ox);
+    axb_sem_strain_at(&ln->geom, in->excitation[AXB_SIM_PX], wxi, weta, 2, coef, ow);
     double *A = ln->traces, *B = A + nt;
     const double *w[2] = {wa, wb};
     double *out[2] = {A, B};
