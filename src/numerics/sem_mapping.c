@@ -35,9 +35,33 @@ static void to_polar(const axb_elem_shape *g, polar *p)
     p->t4 = t[3];
 }
 
+/* Sines and cosines of the angles of the curved top and bottom edges at ξ: they depend on ξ only,
+ * so a mapping and its Jacobian at one point, or a column of points, share them. */
+typedef struct arcs {
+    double st, ct, sb, cb;
+} arcs;
+
+static arcs arcs_at(const axb_elem_shape *g, const polar *p, double xi)
+{
+    arcs a = {0, 0, 0, 0};
+    if (g->type == AXB_EL_LINEAR) return a;
+    if (g->type != AXB_EL_SEMISO) {
+        const double at = ((1 - xi) * p->t4 + (1 + xi) * p->t3) / 2;
+        a.st = sin(at);
+        a.ct = cos(at);
+    }
+    if (g->type != AXB_EL_SEMINO) {
+        const double ab = ((1 - xi) * p->t1 + (1 + xi) * p->t2) / 2;
+        a.sb = sin(ab);
+        a.cb = cos(ab);
+    }
+    return a;
+}
+
 /* The mapping with the element's polar description @p p made once (unused for linear elements):
  * to_polar takes four square roots and four arc cosines, more than the mapping itself. */
-static void map_with(const axb_elem_shape *g, const polar *pp, double xi, double eta, double *s, double *z)
+static void map_with(const axb_elem_shape *g, const polar *pp, const arcs *a, double xi, double eta, double *s,
+                     double *z)
 {
     const double *sk = g->s, *zk = g->z;
     if (g->type == AXB_EL_LINEAR) {
@@ -48,25 +72,24 @@ static void map_with(const axb_elem_shape *g, const polar *pp, double xi, double
         return;
     }
     const polar p = *pp;
-    const double at = ((1 - xi) * p.t4 + (1 + xi) * p.t3) / 2;
-    const double ab = ((1 - xi) * p.t1 + (1 + xi) * p.t2) / 2;
     switch (g->type) {
     case AXB_EL_SEMINO:
-        *s = (1 + eta) / 2 * p.r4 * sin(at) + (1 - eta) / 4 * ((1 - xi) * sk[0] + (1 + xi) * sk[1]);
-        *z = (1 + eta) / 2 * p.r4 * cos(at) + (1 - eta) / 4 * ((1 - xi) * zk[0] + (1 + xi) * zk[1]);
+        *s = (1 + eta) / 2 * p.r4 * a->st + (1 - eta) / 4 * ((1 - xi) * sk[0] + (1 + xi) * sk[1]);
+        *z = (1 + eta) / 2 * p.r4 * a->ct + (1 - eta) / 4 * ((1 - xi) * zk[0] + (1 + xi) * zk[1]);
         return;
     case AXB_EL_SEMISO:
-        *s = (1 + eta) / 4 * ((1 - xi) * sk[3] + (1 + xi) * sk[2]) + (1 - eta) / 2 * p.r1 * sin(ab);
-        *z = (1 + eta) / 4 * ((1 - xi) * zk[3] + (1 + xi) * zk[2]) + (1 - eta) / 2 * p.r1 * cos(ab);
+        *s = (1 + eta) / 4 * ((1 - xi) * sk[3] + (1 + xi) * sk[2]) + (1 - eta) / 2 * p.r1 * a->sb;
+        *z = (1 + eta) / 4 * ((1 - xi) * zk[3] + (1 + xi) * zk[2]) + (1 - eta) / 2 * p.r1 * a->cb;
         return;
     default: /* spheroidal */
-        *s = (1 + eta) / 2 * p.r4 * sin(at) + (1 - eta) / 2 * p.r1 * sin(ab);
-        *z = (1 + eta) / 2 * p.r4 * cos(at) + (1 - eta) / 2 * p.r1 * cos(ab);
+        *s = (1 + eta) / 2 * p.r4 * a->st + (1 - eta) / 2 * p.r1 * a->sb;
+        *z = (1 + eta) / 2 * p.r4 * a->ct + (1 - eta) / 2 * p.r1 * a->cb;
         return;
     }
 }
 
-static void jacobian_with(const axb_elem_shape *g, const polar *pp, double xi, double eta, double J[2][2])
+static void jacobian_with(const axb_elem_shape *g, const polar *pp, const arcs *a, double xi, double eta,
+                          double J[2][2])
 {
     const double *sk = g->s, *zk = g->z;
     if (g->type == AXB_EL_LINEAR) {
@@ -82,27 +105,25 @@ static void jacobian_with(const axb_elem_shape *g, const polar *pp, double xi, d
         return;
     }
     const polar p = *pp;
-    const double at = ((1 - xi) * p.t4 + (1 + xi) * p.t3) / 2;
-    const double ab = ((1 - xi) * p.t1 + (1 + xi) * p.t2) / 2;
     const double dt = (p.t3 - p.t4) / 2, db = (p.t2 - p.t1) / 2;
     switch (g->type) {
     case AXB_EL_SEMINO:
-        J[0][0] = (1 + eta) / 2 * p.r4 * dt * cos(at) + (1 - eta) / 4 * (sk[1] - sk[0]);
-        J[0][1] = p.r4 / 2 * sin(at) - ((1 - xi) * sk[0] + (1 + xi) * sk[1]) / 4;
-        J[1][0] = -(1 + eta) / 2 * p.r4 * dt * sin(at) + (1 - eta) / 4 * (zk[1] - zk[0]);
-        J[1][1] = p.r4 / 2 * cos(at) - ((1 - xi) * zk[0] + (1 + xi) * zk[1]) / 4;
+        J[0][0] = (1 + eta) / 2 * p.r4 * dt * a->ct + (1 - eta) / 4 * (sk[1] - sk[0]);
+        J[0][1] = p.r4 / 2 * a->st - ((1 - xi) * sk[0] + (1 + xi) * sk[1]) / 4;
+        J[1][0] = -(1 + eta) / 2 * p.r4 * dt * a->st + (1 - eta) / 4 * (zk[1] - zk[0]);
+        J[1][1] = p.r4 / 2 * a->ct - ((1 - xi) * zk[0] + (1 + xi) * zk[1]) / 4;
         return;
     case AXB_EL_SEMISO:
-        J[0][0] = (1 + eta) / 4 * (sk[2] - sk[3]) + (1 - eta) / 2 * p.r1 * db * cos(ab);
-        J[0][1] = ((1 - xi) * sk[3] + (1 + xi) * sk[2]) / 4 - p.r1 / 2 * sin(ab);
-        J[1][0] = (1 + eta) / 4 * (zk[2] - zk[3]) - (1 - eta) / 2 * p.r1 * db * sin(ab);
-        J[1][1] = ((1 - xi) * zk[3] + (1 + xi) * zk[2]) / 4 - p.r1 / 2 * cos(ab);
+        J[0][0] = (1 + eta) / 4 * (sk[2] - sk[3]) + (1 - eta) / 2 * p.r1 * db * a->cb;
+        J[0][1] = ((1 - xi) * sk[3] + (1 + xi) * sk[2]) / 4 - p.r1 / 2 * a->sb;
+        J[1][0] = (1 + eta) / 4 * (zk[2] - zk[3]) - (1 - eta) / 2 * p.r1 * db * a->sb;
+        J[1][1] = ((1 - xi) * zk[3] + (1 + xi) * zk[2]) / 4 - p.r1 / 2 * a->cb;
         return;
     default:
-        J[0][0] = (1 + eta) / 2 * p.r4 * dt * cos(at) + (1 - eta) / 2 * p.r1 * db * cos(ab);
-        J[0][1] = (p.r4 * sin(at) - p.r1 * sin(ab)) / 2;
-        J[1][0] = -(1 + eta) / 2 * p.r4 * dt * sin(at) - (1 - eta) / 2 * p.r1 * db * sin(ab);
-        J[1][1] = (p.r4 * cos(at) - p.r1 * cos(ab)) / 2;
+        J[0][0] = (1 + eta) / 2 * p.r4 * dt * a->ct + (1 - eta) / 2 * p.r1 * db * a->cb;
+        J[0][1] = (p.r4 * a->st - p.r1 * a->sb) / 2;
+        J[1][0] = -(1 + eta) / 2 * p.r4 * dt * a->st - (1 - eta) / 2 * p.r1 * db * a->sb;
+        J[1][1] = (p.r4 * a->ct - p.r1 * a->cb) / 2;
         return;
     }
 }
@@ -119,13 +140,15 @@ void axb_sem_map(const axb_elem_shape *g, double xi, double eta, double *s, doub
 {
     polar p;
     polar_of(g, &p);
-    map_with(g, &p, xi, eta, s, z);
+    const arcs a = arcs_at(g, &p, xi);
+    map_with(g, &p, &a, xi, eta, s, z);
 }
 
-static void inv_jacobian_with(const axb_elem_shape *g, const polar *p, double xi, double eta, double ij[2][2])
+static void inv_jacobian_with(const axb_elem_shape *g, const polar *p, const arcs *a, double xi, double eta,
+                              double ij[2][2])
 {
     double J[2][2];
-    jacobian_with(g, p, xi, eta, J);
+    jacobian_with(g, p, a, xi, eta, J);
     const double det = J[0][0] * J[1][1] - J[1][0] * J[0][1];
     ij[0][0] = J[1][1] / det;
     ij[0][1] = -J[0][1] / det;
@@ -137,7 +160,8 @@ void axb_sem_inv_jacobian(const axb_elem_shape *g, double xi, double eta, double
 {
     polar p;
     polar_of(g, &p);
-    inv_jacobian_with(g, &p, xi, eta, ij);
+    const arcs a = arcs_at(g, &p, xi);
+    inv_jacobian_with(g, &p, &a, xi, eta, ij);
 }
 
 void axb_sem_map_grid(const axb_elem_shape *g, int nxi, const double *xi, int neta, const double *eta, double *s,
@@ -145,12 +169,14 @@ void axb_sem_map_grid(const axb_elem_shape *g, int nxi, const double *xi, int ne
 {
     polar p;
     polar_of(g, &p);
-    for (int i = 0; i < nxi; i++)
+    for (int i = 0; i < nxi; i++) {
+        const arcs a = arcs_at(g, &p, xi[i]);
         for (int j = 0; j < neta; j++) {
             const int q = i * neta + j;
-            map_with(g, &p, xi[i], eta[j], &s[q], &z[q]);
-            inv_jacobian_with(g, &p, xi[i], eta[j], ij[q]);
+            map_with(g, &p, &a, xi[i], eta[j], &s[q], &z[q]);
+            inv_jacobian_with(g, &p, &a, xi[i], eta[j], ij[q]);
         }
+    }
 }
 
 bool axb_sem_inside(const axb_elem_shape *g, double s, double z, double tol, double *pxi, double *peta)
@@ -163,11 +189,12 @@ bool axb_sem_inside(const axb_elem_shape *g, double s, double z, double tol, dou
     const double norm = s * s + z * z;
     for (int it = 0; it < 10; it++) {
         double s1, z1, ij[2][2];
-        map_with(g, &p, xi, eta, &s1, &z1);
+        const arcs a = arcs_at(g, &p, xi);
+        map_with(g, &p, &a, xi, eta, &s1, &z1);
         const double ds = s - s1, dz = z - z1;
         /* a point at the centre of the planet has no scale: test the absolute misfit there */
         if ((ds * ds + dz * dz) < conv * (norm > 0 ? norm : 1.0)) break;
-        inv_jacobian_with(g, &p, xi, eta, ij);
+        inv_jacobian_with(g, &p, &a, xi, eta, ij);
         xi += ij[0][0] * ds + ij[0][1] * dz;
         eta += ij[1][0] * ds + ij[1][1] * dz;
     }
