@@ -265,9 +265,10 @@ def bench_db(a, db, work, rng):
                 if os.path.exists(out_h5):
                     os.unlink(out_h5)
                 out, use = timed_run(mine_cmd)
-                mine.append(float(EXTRACT.search(out).group(3)))
+                m = EXTRACT.search(out)
+                mine.append(float(m.group(3)))
                 # the measure: the whole process, start-up and reading the pairs file included
-                mine_whole.append(int(EXTRACT.search(out).group(1)) / use["wall_s"])
+                mine_whole.append(int(m.group(1)) / use["wall_s"])
             if os.path.exists(out_h5):
                 os.unlink(out_h5)
             row = {"layout": lay, "rows_s": None}

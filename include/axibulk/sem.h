@@ -69,9 +69,9 @@ void axb_sem_strain(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_e
  * The strain of axb_sem_strain as a matrix: op[k][i][j][q] is the weight of input q = c·np1² + a·np1 + b
  * (component c at collocation point (a, b)) in strain component k at point (i, j). It is
  * axb_sem_strain applied to the 3·np1² unit displacements, so it holds the same formulas (axis
- * treatment included). Extraction contracts it with a pair's interpolation weights and moment
- * tensor first and then passes over the samples once, instead of straining every sample of the
- * element. @p op holds 6·np1²·3·np1² doubles, @p scratch 9·np1²·3·np1².
+ * treatment included). axb_sem_strain_at gives its rows at one point, interpolated and contracted,
+ * without building it (what extraction uses). @p op holds 6·np1²·3·np1² doubles, @p scratch
+ * 9·np1²·3·np1².
  */
 void axb_sem_strain_operator(const axb_mesh *m, const axb_elem_shape *g, bool axis, axb_excitation exc, double *op,
                              double *scratch);

@@ -217,7 +217,7 @@ static const strain_term QUADPOLE[] = {
     {5, 1, 2, 0.5},  {5, 0, 2, -1.0}, {5, 1, 0, -0.5} /* E5 = (u2/2 − u1)/s − ∂s u2/2 */
 };
 
-/* Adds the terms t[0..nt) of every contraction to out. */
+/* Adds the terms t[0..nterms) to every contraction's out. */
 static void add_terms(int n, const strain_term *t, int nterms, const double *const v[3], int ncon,
                       const double (*coef)[6], double *const *out)
 {
@@ -277,11 +277,13 @@ void axb_sem_strain_at(const axb_sem_geom *geo, axb_excitation exc, const double
         line_sums(geo, np, wxi, weta, ds, dz, os);
     const double *const v[3] = {ds, dz, os};
     for (int r = 0; r < ncon; r++) memset(out[r], 0, (size_t)(3 * n) * sizeof *out[r]);
-    add_terms(n, COMMON, 4, v, ncon, coef, out);
+#define ADD_TERMS(table) add_terms(n, table, (int)(sizeof table / sizeof *table), v, ncon, coef, out)
+    ADD_TERMS(COMMON);
     if (exc == AXB_EXC_MONOPOLE)
-        add_terms(n, MONOPOLE, 1, v, ncon, coef, out);
+        ADD_TERMS(MONOPOLE);
     else if (exc == AXB_EXC_DIPOLE)
-        add_terms(n, DIPOLE, 7, v, ncon, coef, out);
+        ADD_TERMS(DIPOLE);
     else
-        add_terms(n, QUADPOLE, 7, v, ncon, coef, out);
+        ADD_TERMS(QUADPOLE);
+#undef ADD_TERMS
 }

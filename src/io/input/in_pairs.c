@@ -46,8 +46,6 @@ static axb_status parse_code(const axb_in_text *t, int field, const char *tok, a
     return AXB_OK;
 }
 
-/* A unique, stable default code from the line number: XX.R000123; from line 10^6 on the millions
- * move into the network code (X12.R345678) so the station code keeps its 7 characters. */
 /* @p prefix, then @p v in decimal with at least @p width digits, as snprintf's "%s%0*u" would
  * write it (truncated to @p size): three names per line, where snprintf was a fifth of reading. */
 static void put_number(char *dst, size_t size, const char *prefix, uint64_t v, int width)
@@ -65,6 +63,8 @@ static void put_number(char *dst, size_t size, const char *prefix, uint64_t v, i
     dst[k] = '\0';
 }
 
+/* A unique, stable default code from the line number: XX.R000123; from line 10^6 on the millions
+ * move into the network code (X12.R345678) so the station code keeps its 7 characters. */
 static void default_code(int64_t lineno, axb_receiver *rec)
 {
     const uint64_t n = (uint64_t)lineno;

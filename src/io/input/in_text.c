@@ -41,8 +41,8 @@ static axb_status grow_line(axb_in_text *t, size_t need, axb_error *err)
     return AXB_OK;
 }
 
-/* Lines are cut out of blocks read with fread: a character at a time through getc was a fifth of
- * reading a pairs file. */
+/* Lines are cut out of blocks read with fread: a character at a time through getc was two fifths
+ * of reading a pairs file. */
 #define READ_BLOCK ((size_t)1 << 16)
 
 axb_status axb_in_text_next(axb_in_text *t, bool *eof, axb_error *err)
