@@ -676,6 +676,10 @@ static axb_status submit(axb_chunk_reader *r, int64_t m, int64_t *bytes, int64_t
         if (t) {
             *t = (rc_task){r, r->items[k].addr, len, n};
             memcpy(t->items, r->items + k, (size_t)n * sizeof(rc_item));
+            /* the kernel starts reading now: a task may wait in the queue while its thread
+             * decodes, and with one thread a rank would otherwise leave the disk idle for all the
+             * time it computes (O_DIRECT reads bypass the page cache: no hint for them) */
+            if (!r->main.direct) (void)posix_fadvise(r->main.fd, (off_t)t->addr, (off_t)len, POSIX_FADV_WILLNEED);
             st = axb_task_group_submit(r->group, run_task, t, err);
             if (st) free(t);
         }
