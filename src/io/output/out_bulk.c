@@ -1,7 +1,7 @@
 /* The bulk layout: all seismograms in one (rows, components, samples) array, written by every rank
  * in one collective transfer per call, with the source and receiver tables beside it
  * (docs/output-format.md). */
-#define _GNU_SOURCE /* fallocate */
+#define _GNU_SOURCE /* fallocate, sync_file_range */
 #include "io/output/out_internal.h"
 
 #include <errno.h>
@@ -25,6 +25,7 @@ typedef struct bulk_impl {
     hid_t written;   /* /row_written, filled at close */
     MPI_File fh;     /* HDF5's own MPI-IO handle of the file (not ours to close) */
     MPI_Offset base; /* file offset of /seismograms' first byte */
+    int wfd;         /* the file read-only, to start the writeback of rows written; -1: none */
 } bulk_impl;
 
 /* In-memory rows of the tables; HDF5 packs them in the file. */
@@ -239,6 +240,7 @@ static axb_status direct_target(axb_output *o, bulk_impl *b, axb_error *err)
     if (rc < 0 || !handle) return axb_h5_error(err, "no MPI-IO handle for the file");
     b->fh = *(MPI_File *)handle;
     b->base = (MPI_Offset)addr;
+    b->wfd = open(o->partial, O_RDONLY); /* best effort: without it the final sync does it all */
     return AXB_OK;
 }
 
@@ -273,6 +275,7 @@ static axb_status bulk_create(axb_output *o, const axb_output_desc *d, axb_error
     bulk_impl *b = malloc(sizeof *b);
     if (!b) return axb_error_set(err, AXB_ERR_NOMEM, "bulk output");
     b->seis = b->written = H5I_INVALID_HID;
+    b->wfd = -1;
     o->impl = b;
     AXB_TRY(write_file_attrs(o, d, err));
     hsize_t dims[3] = {(hsize_t)o->nrows, (hsize_t)o->ncomp, (hsize_t)o->nsamples};
@@ -297,6 +300,7 @@ static axb_status bulk_reopen(axb_output *o, const axb_output_desc *d, axb_error
     bulk_impl *b = malloc(sizeof *b);
     if (!b) return axb_agree(o->comm, axb_error_set(err, AXB_ERR_NOMEM, "bulk output"), err);
     b->seis = b->written = H5I_INVALID_HID;
+    b->wfd = -1;
     o->impl = b;
     AXB_TRY(axb_agree(o->comm, check_reopened(o, b, err), err));
     return direct_target(o, b, err);
@@ -456,6 +460,11 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
                                  "dataset 'seismograms': writing rows %lld..%lld: only %d of %lld bytes written "
                                  "(disk full?)",
                                  (long long)rows[k], (long long)rows[j - 1], count, (long long)bytes);
+        /* the disk takes this run while the next ones are gathered and copied: the sync before
+         * the rename (or at a checkpoint) then waits for the last runs only */
+        if (b->wfd >= 0)
+            (void)sync_file_range(b->wfd, (off64_t)(b->base + (MPI_Offset)(rows[k] * row_bytes)), (off64_t)bytes,
+                                  SYNC_FILE_RANGE_WRITE);
         p += bytes;
         k = j;
     }
@@ -474,6 +483,7 @@ static void bulk_destroy(axb_output *o)
     if (!b) return;
     if (b->seis >= 0) H5Dclose(b->seis);
     if (b->written >= 0) H5Dclose(b->written);
+    if (b->wfd >= 0) close(b->wfd);
     free(b);
     o->impl = NULL;
 }
