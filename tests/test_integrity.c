@@ -17,6 +17,7 @@
 #include "axibulk/cli.h"
 #include "axibulk/db.h"
 #include "check.h"
+#include "support/ref_crc32.h"
 #include "test_util.h"
 
 static char dir[512];
@@ -32,17 +33,6 @@ static void copy_db(const char *from, const char *to)
         if (system(cmd) != 0) fprintf(stderr, "failed: %s\n", cmd);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* The reference CRC-32 (reflected polynomial 0xEDB88320, as zlib's crc32), bit by bit. */
-static uint32_t ref_crc32(const unsigned char *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
-    }
-    return c ^ 0xffffffffu;
 }
 
 /* XORs 64 bytes at byte @p at of every stored chunk of variable @p var (or of the contiguous
@@ -129,7 +119,7 @@ static void check_stored_crcs(check_ctx *T, const char *file)
     H5Dread(c, H5T_STD_U32LE, H5S_ALL, H5S_ALL, H5P_DEFAULT, crc);
     int wrong = 0;
     for (hsize_t e = 0; e < dims[0]; e++)
-        wrong += ref_crc32((const unsigned char *)(x + e * block), block * sizeof(float)) != crc[e];
+        wrong += axb_test_crc32((const unsigned char *)(x + e * block), block * sizeof(float)) != crc[e];
     CHECK_MSG(T, wrong == 0, "%s: %d of %llu stored checksums differ from CRC-32 of the elements", file, wrong,
               (unsigned long long)dims[0]);
     free(x);
