@@ -242,7 +242,7 @@ def derive(job, wall, st):
     for side in ("fwd", "bwd"):
         s = num(st, side, side + "_io", default={}) or {}
         io[side] = dict(read_calls=num(s, "read_calls", "reads"), element_reads=num(s, "element_reads", "elements"),
-                        bytes_read=num(s, "bytes_read", "bytes"))
+                        bytes_read=num(s, "bytes_read", "bytes"), chunks_decoded=num(s, "chunks_decoded"))
     r["io"] = io
     er = [io[s]["element_reads"] for s in io if io[s]["element_reads"] is not None]
     by = [io[s]["bytes_read"] for s in io if io[s]["bytes_read"] is not None]
@@ -492,14 +492,15 @@ def markdown(rep):
     if rep["stats"]:
         L += ["", "Engine counters (the repetition with the median rate; reads and bytes summed over ranks):", "",
               "| layout | cache | ranks | engine s | cells computed | points | channel points | channel cells skipped "
-              "| forward: element reads, read calls, MB | reciprocal: element reads, read calls, MB |",
+              "| forward: element reads, read calls, MB, chunks decoded | reciprocal: element reads, read calls, MB, chunks decoded |",
               "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rep["runs"]:
             io = r.get("io", {})
             side = lambda s: ", ".join(fmt(v, f) for v, f in ((io.get(s, {}).get("element_reads"), ","),
                                                               (io.get(s, {}).get("read_calls"), ","),
                                                               (None if io.get(s, {}).get("bytes_read") is None
-                                                               else io[s]["bytes_read"] / 1e6, ",.0f")))
+                                                               else io[s]["bytes_read"] / 1e6, ",.0f"),
+                                                              (io.get(s, {}).get("chunks_decoded"), ",")))
             L.append(f"| {r['layout']} | {r['cache']} | {r['ranks']} | {fmt(r.get('seconds'), '.1f')} "
                      f"| {fmt(r.get('cells_computed'), ',')} | {fmt(r.get('points'), ',')} | {fmt(r.get('channel_points'), ',')} "
                      f"| {fmt(r.get('channel_cells_skipped'), ',')} | {side('fwd')} | {side('bwd')} |")

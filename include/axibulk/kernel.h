@@ -35,14 +35,15 @@ typedef struct axb_kernel_stats {
     int64_t channel_points;                                 /**< backward-field evaluations (point × channel) */
     int64_t channel_cells_skipped;                          /**< (cell, channel) pairs the travel-time rule skipped */
     int64_t read_calls[2], element_reads[2], bytes_read[2]; /**< forward, backward database */
-    double t_locate;                                        /**< finding points in the databases' meshes */
-    double t_read;                                          /**< reading element blocks */
-    double t_strain;     /**< strain from blocks (per element) and fields at the points */
-    double t_fft;        /**< spectra of the fields */
-    double t_integrate;  /**< spectral products, kernel dot products, Monte Carlo sums */
-    double t_wait;       /**< waiting for the slowest rank at checkpoints */
-    double t_checkpoint; /**< gathering and storing finished cells */
-    double t_total;      /**< the ranks' whole run times */
+    int64_t chunks_decoded[2]; /**< forward, backward: deflated chunks decoded (original layout) */
+    double t_locate;           /**< finding points in the databases' meshes */
+    double t_read;             /**< reading element blocks */
+    double t_strain;           /**< strain from blocks (per element) and fields at the points */
+    double t_fft;              /**< spectra of the fields */
+    double t_integrate;        /**< spectral products, kernel dot products, Monte Carlo sums */
+    double t_wait;             /**< waiting for the slowest rank at checkpoints */
+    double t_checkpoint;       /**< gathering and storing finished cells */
+    double t_total;            /**< the ranks' whole run times */
 } axb_kernel_stats;
 
 /** Run options that are not part of the job's physics. */
@@ -60,6 +61,11 @@ typedef struct axb_kernel_run_opts {
     axb_kernel_stats *stats;   /**< filled on rank 0 if not NULL */
     int threads;               /**< per rank and database, decoding original-layout chunks (0: the
                                     default of axb_db_set_threads) */
+    int64_t chunk_cache_bytes; /**< per database on the original layout, decoded chunks kept between
+                                    element reads (0: as much as cache_bytes). A chunk holds all
+                                    samples of several elements' points, and a step's elements are
+                                    read again in later steps, so without it every read decodes
+                                    its chunks afresh. Results do not depend on it. */
 } axb_kernel_run_opts;
 
 /**

@@ -13,7 +13,7 @@
 
 static const char kernel_help[] =
     "usage: axibulk kernel --job FILE.yaml [-o OUT.h5] [--force | --resume] [--cache-mb MB]\n"
-    "                      [--checkpoint-s S] [--stats FILE.json] [--threads N] [-q]\n"
+    "                      [--chunk-cache-mb MB] [--checkpoint-s S] [--stats FILE.json] [--threads N] [-q]\n"
     "\n"
     "Computes Born sensitivity kernels of cross-correlation travel times or amplitudes, for the\n"
     "kernels a YAML job file lists, from a forward database (the event's wavefield) and a\n"
@@ -47,8 +47,11 @@ static axb_status write_stats(const char *path, const axb_kernel_stats *s, axb_e
             (long long)s->points, (long long)s->channel_points, (long long)s->channel_cells_skipped);
     const char *db[2] = {"fwd", "bwd"};
     for (int d = 0; d < 2; d++)
-        fprintf(f, " \"%s\": {\"read_calls\": %lld, \"element_reads\": %lld, \"bytes_read\": %lld},\n", db[d],
-                (long long)s->read_calls[d], (long long)s->element_reads[d], (long long)s->bytes_read[d]);
+        fprintf(f,
+                " \"%s\": {\"read_calls\": %lld, \"element_reads\": %lld, \"bytes_read\": %lld, "
+                "\"chunks_decoded\": %lld},\n",
+                db[d], (long long)s->read_calls[d], (long long)s->element_reads[d], (long long)s->bytes_read[d],
+                (long long)s->chunks_decoded[d]);
     const double other =
         s->t_total - s->t_locate - s->t_read - s->t_strain - s->t_fft - s->t_integrate - s->t_wait - s->t_checkpoint;
     fprintf(f,
@@ -65,7 +68,7 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
 {
     const char *job_path = NULL, *output = NULL, *stats_path = NULL;
     bool force = false, resume = false, quiet = false, help = false;
-    long cache_mb = 0, threads = -1;
+    long cache_mb = 0, chunk_cache_mb = 0, threads = -1;
     double checkpoint_s = 20;
     const axb_opt opts[] = {
         {"job", 0, AXB_OPT_STRING, &job_path, "FILE", "the kernel job (YAML; keys in docs/cli.md)"},
@@ -79,6 +82,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
          "write what the run did (counts, reads, time per stage) as JSON to FILE"},
         {"cache-mb", 0, AXB_OPT_INT, &cache_mb, "MB",
          "per database, strain kept between steps (default 256; results do not depend on it)"},
+        {"chunk-cache-mb", 0, AXB_OPT_INT, &chunk_cache_mb, "MB",
+         "per database on the original layout, decoded chunks kept between reads (default: as --cache-mb)"},
         {"threads", 0, AXB_OPT_INT, &threads, "N",
          "threads per rank and database decoding deflated chunks (default: the rank's cores)"},
         {"quiet", 'q', AXB_OPT_FLAG, &quiet, NULL, "no progress lines"},
@@ -97,6 +102,8 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
     AXB_CHECK(err, job_path, AXB_ERR_ARG, "missing --job (the kernel job file; see 'axibulk kernel --help')");
     AXB_CHECK(err, cache_mb >= 0 && cache_mb <= (1L << 24), AXB_ERR_ARG, "--cache-mb %ld: give 0 to 16777216 MB",
               cache_mb);
+    AXB_CHECK(err, chunk_cache_mb >= 0 && chunk_cache_mb <= (1L << 24), AXB_ERR_ARG,
+              "--chunk-cache-mb %ld: give 0 to 16777216 MB", chunk_cache_mb);
     AXB_CHECK(err, !(force && resume), AXB_ERR_ARG, "--force and --resume exclude each other");
     AXB_CHECK(err, threads == -1 || (threads >= 1 && threads <= 1024), AXB_ERR_ARG, "--threads %ld: give 1 to 1024",
               threads);
@@ -133,6 +140,7 @@ axb_status axb_cmd_kernel(const axb_cmd_env *env, int argc, char **argv, axb_err
                                         .progress = quiet ? NULL : env->errout,
                                         .write = true,
                                         .cache_bytes = (int64_t)cache_mb << 20,
+                                        .chunk_cache_bytes = (int64_t)chunk_cache_mb << 20,
                                         .resume = resume,
                                         .checkpoint_seconds = checkpoint_s,
                                         .stats = &stats,

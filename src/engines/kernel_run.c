@@ -118,23 +118,27 @@ static void sum_stats(const axb_kplan *p, const axb_kstats *ks, double t_total, 
                    ks->t_wait,
                    ks->t_checkpoint,
                    t_total};
-    int64_t c[9] = {ks->points,
-                    ks->channel_points,
-                    ks->channel_cells_skipped,
-                    p->fwd.read_calls,
-                    p->bwd.read_calls,
-                    p->fwd.elements_read,
-                    p->bwd.elements_read,
-                    0,
-                    0};
+    int64_t c[11] = {ks->points,
+                     ks->channel_points,
+                     ks->channel_cells_skipped,
+                     p->fwd.read_calls,
+                     p->bwd.read_calls,
+                     p->fwd.elements_read,
+                     p->bwd.elements_read,
+                     0,
+                     0,
+                     0,
+                     0};
     axb_io_stats io;
     axb_db_get_io_stats(p->fwd.db, &io);
     c[7] = io.bytes_read;
+    c[9] = io.chunks_decoded;
     axb_db_get_io_stats(p->bwd.db, &io);
     c[8] = io.bytes_read;
+    c[10] = io.chunks_decoded;
     /* statistics only: a failed reduction leaves this rank's own numbers */
     (void)MPI_Reduce(p->rank == 0 ? MPI_IN_PLACE : t, t, 8, MPI_DOUBLE, MPI_SUM, 0, p->comm);
-    (void)MPI_Reduce(p->rank == 0 ? MPI_IN_PLACE : c, c, 9, MPI_INT64_T, MPI_SUM, 0, p->comm);
+    (void)MPI_Reduce(p->rank == 0 ? MPI_IN_PLACE : c, c, 11, MPI_INT64_T, MPI_SUM, 0, p->comm);
     if (p->rank != 0 || !out) return;
     const axb_kernel_job *j = p->job;
     *out = (axb_kernel_stats){.cells = ncell,
@@ -150,6 +154,7 @@ static void sum_stats(const axb_kplan *p, const axb_kstats *ks, double t_total, 
                               .read_calls = {c[3], c[4]},
                               .element_reads = {c[5], c[6]},
                               .bytes_read = {c[7], c[8]},
+                              .chunks_decoded = {c[9], c[10]},
                               .t_locate = t[0],
                               .t_read = t[1],
                               .t_strain = t[2],

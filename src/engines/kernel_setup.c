@@ -501,6 +501,13 @@ axb_status axb_kplan_create(MPI_Comm comm, const axb_kernel_job *job, const axb_
     axb_status st =
         axb_kdb_open(comm, job->bwd_db, false, rho, cache, opts->threads, p->points_per_batch, &p->bwd, err);
     if (st) axb_error_prefix(err, "backward-db");
+    if (!st) {
+        /* before the first element read, which sizes the original layout's chunk cache; the
+         * merged layout ignores it */
+        const int64_t chunks = opts->chunk_cache_bytes > 0 ? opts->chunk_cache_bytes : cache;
+        axb_db_set_bulk_cache(p->fwd.db, chunks);
+        axb_db_set_bulk_cache(p->bwd.db, chunks);
+    }
     if (!st) st = plan_rest(p, progress, err);
     st = axb_agree(comm, st, err);
     if (st) axb_kplan_free(p);
