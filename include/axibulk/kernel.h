@@ -35,15 +35,16 @@ typedef struct axb_kernel_stats {
     int64_t channel_points;                                 /**< backward-field evaluations (point × channel) */
     int64_t channel_cells_skipped;                          /**< (cell, channel) pairs the travel-time rule skipped */
     int64_t read_calls[2], element_reads[2], bytes_read[2]; /**< forward, backward database */
-    int64_t chunks_decoded[2]; /**< forward, backward: deflated chunks decoded (original layout) */
-    double t_locate;           /**< finding points in the databases' meshes */
-    double t_read;             /**< reading element blocks */
+    double t_locate;                                        /**< finding points in the databases' meshes */
+    double t_read;                                          /**< reading element blocks */
     double t_strain;           /**< strain from blocks (per element) and fields at the points */
     double t_fft;              /**< spectra of the fields */
     double t_integrate;        /**< spectral products, kernel dot products, Monte Carlo sums */
     double t_wait;             /**< waiting for the slowest rank at checkpoints */
     double t_checkpoint;       /**< gathering and storing finished cells */
     double t_total;            /**< the ranks' whole run times */
+    int64_t chunks_decoded[2]; /**< forward, backward: deflated chunks decoded (original layout; last, so the
+                                    fields before it keep their places) */
 } axb_kernel_stats;
 
 /** Run options that are not part of the job's physics. */
