@@ -2,7 +2,10 @@
  *  - the facts the reference notes state for each database (instaseis-databases.md §1, data README);
  *  - element blocks of the original layout equal, bit for bit, those of Instaseis' merged copies
  *    (another layout of the same data, written by other software, with elements reordered);
- *  - element and point reads equal plain HDF5 hyperslab reads of the same values.
+ *  - element and point reads equal plain HDF5 hyperslab reads of the same values;
+ *  - the original layout's bulk chunk cache (what the kernel engine sizes with --chunk-cache-mb):
+ *    elements read a second time come from it without decoding a chunk again when it is large
+ *    enough, are decoded again when it is at its smallest, and are the same values either way.
  * Skipped (exit 77) when the shared data are absent. */
 #include <hdf5.h>
 #include <math.h>
@@ -259,6 +262,55 @@ static void decode_all(check_ctx *T, const char *file, int rank, int size, int *
     if (f >= 0) H5Fclose(f);
 }
 
+/* Reads @p n elements twice through a freshly opened @p rel with a bulk cache of @p cache bytes;
+ * the chunks decoded after the first and after the second pass, and both passes' blocks. */
+static void read_twice(check_ctx *T, const char *rel, int64_t cache, int64_t n, const int64_t *ids, float *first,
+                       float *second, int64_t decoded[2])
+{
+    axb_db *db = open_db(T, rel);
+    decoded[0] = decoded[1] = -1;
+    if (!db) return;
+    axb_db_set_bulk_cache(db, cache);
+    axb_error err = AXB_ERROR_INIT;
+    float *out[2] = {first, second};
+    for (int pass = 0; pass < 2; pass++) {
+        axb_status st = axb_db_read_elements(db, n, ids, AXB_IO_INDEPENDENT, out[pass], &err);
+        CHECK_MSG(T, st == AXB_OK, "%s, pass %d: %s", rel, pass + 1, err.msg);
+        axb_io_stats s;
+        axb_db_get_io_stats(db, &s);
+        decoded[pass] = s.chunks_decoded;
+    }
+    axb_db_close(&db);
+}
+
+static void check_bulk_cache(check_ctx *T, const char *rel, int rank)
+{
+    /* 96 elements spread over the 4992 (each in its own chunks): about 5 x 96 x 1.5 chunks, more
+     * than the smallest cache's 64 slots, far less than 256 MB */
+    enum { N = 96 };
+    int64_t ids[N];
+    for (int k = 0; k < N; k++) ids[k] = (int64_t)k * 51 + rank;
+    axb_db *probe = open_db(T, rel);
+    if (!probe) return;
+    const size_t bf = (size_t)axb_db_block_floats(probe);
+    axb_db_close(&probe);
+    float *b[4];
+    for (int k = 0; k < 4; k++) b[k] = malloc((size_t)N * bf * sizeof(float));
+    int64_t small[2], large[2];
+    read_twice(T, rel, 1, N, ids, b[0], b[1], small);
+    read_twice(T, rel, (int64_t)256 << 20, N, ids, b[2], b[3], large);
+    CHECK_MSG(T, small[0] > 64 && small[0] == large[0],
+              "first pass: %lld chunks decoded (smallest cache), %lld (256 MB)", (long long)small[0],
+              (long long)large[0]);
+    CHECK_MSG(T, small[1] - small[0] > 0, "smallest cache: the second pass decoded %lld chunks again",
+              (long long)(small[1] - small[0]));
+    CHECK_MSG(T, large[1] == large[0], "256 MB cache: the second pass decoded %lld chunks again",
+              (long long)(large[1] - large[0]));
+    for (int k = 1; k < 4; k++)
+        CHECK_MSG(T, memcmp(b[0], b[k], (size_t)N * bf * sizeof(float)) == 0, "bulk cache: read %d differs", k);
+    for (int k = 0; k < 4; k++) free(b[k]);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -380,6 +432,8 @@ int main(int argc, char **argv)
         free(out);
         free(raw);
     }
+
+    check_bulk_cache(&T, "axisem-prem-50s/prem_50s_bwd_displ_only", T.rank);
 
     axb_db *dbs[] = {bwd, fwd, strain, mbwd, mvert, mfwd, p50};
     for (int k = 0; k < 7; k++) axb_db_close(&dbs[k]);
