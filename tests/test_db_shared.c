@@ -283,17 +283,13 @@ static void read_twice(check_ctx *T, const char *rel, int64_t cache, int64_t n, 
     axb_db_close(&db);
 }
 
-static void check_bulk_cache(check_ctx *T, const char *rel, int rank)
+static void check_bulk_cache(check_ctx *T, const char *rel, size_t bf, int rank)
 {
     /* 96 elements spread over the 4992 (each in its own chunks): about 5 x 96 x 1.5 chunks, more
      * than the smallest cache's 64 slots, far less than 256 MB */
     enum { N = 96 };
     int64_t ids[N];
     for (int k = 0; k < N; k++) ids[k] = (int64_t)k * 51 + rank;
-    axb_db *probe = open_db(T, rel);
-    if (!probe) return;
-    const size_t bf = (size_t)axb_db_block_floats(probe);
-    axb_db_close(&probe);
     float *b[4];
     for (int k = 0; k < 4; k++) b[k] = malloc((size_t)N * bf * sizeof(float));
     int64_t small[2], large[2];
@@ -433,7 +429,7 @@ int main(int argc, char **argv)
         free(raw);
     }
 
-    check_bulk_cache(&T, "axisem-prem-50s/prem_50s_bwd_displ_only", T.rank);
+    check_bulk_cache(&T, "axisem-prem-50s/prem_50s_bwd_displ_only", (size_t)axb_db_block_floats(p50), T.rank);
 
     axb_db *dbs[] = {bwd, fwd, strain, mbwd, mvert, mfwd, p50};
     for (int k = 0; k < 7; k++) axb_db_close(&dbs[k]);

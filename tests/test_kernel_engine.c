@@ -189,8 +189,10 @@ int main(int argc, char **argv)
     axb_kernel_def k[10], km[10];
     axb_error err = AXB_ERROR_INIT;
     axb_kernel_result a = {0}, b = {0}, c = {0}, e = {0};
+    axb_kernel_stats sa = {0}; /* the default run's, for the chunk cache below */
+    const axb_kernel_run_opts dflt = {.stats = &sa};
     make_job(&job, &rec, k, false, 16);
-    axb_status st = axb_kernel_run(MPI_COMM_WORLD, &job, NULL, &a, &err);
+    axb_status st = axb_kernel_run(MPI_COMM_WORLD, &job, &dflt, &a, &err);
     CHECK_MSG(&T, st == AXB_OK, "original layout: %s", err.msg);
     make_job(&jm, &recm, km, true, 16);
     if (!st) st = axb_kernel_run(MPI_COMM_WORLD, &jm, NULL, &b, &err);
@@ -215,32 +217,28 @@ int main(int argc, char **argv)
                       "the cache size changed the kernels");
         axb_kernel_result_free(&tiny);
     }
-    /* the chunk cache at its minimum against the default: the same numbers from fewer decodes */
+    /* the chunk cache at its minimum against the default (run a): the same numbers, no fewer decodes */
     {
-        axb_kernel_result r1 = {0}, r2 = {0};
-        axb_kernel_stats s1 = {0}, s2 = {0};
-        const axb_kernel_run_opts few = {.chunk_cache_bytes = 1, .stats = &s1}, dflt = {.stats = &s2};
+        axb_kernel_result r1 = {0};
+        axb_kernel_stats s1 = {0};
+        const axb_kernel_stats *s2 = &sa;
+        const axb_kernel_run_opts few = {.chunk_cache_bytes = 1, .stats = &s1};
         st = axb_kernel_run(MPI_COMM_WORLD, &job, &few, &r1, &err);
         CHECK_MSG(&T, st == AXB_OK, "smallest chunk cache: %s", err.msg);
-        if (!st) st = axb_kernel_run(MPI_COMM_WORLD, &job, &dflt, &r2, &err);
-        CHECK_MSG(&T, st == AXB_OK, "default chunk cache: %s", err.msg);
         if (!st) {
             CHECK_MSG(&T, memcmp(a.value, r1.value, (size_t)n * sizeof *a.value) == 0,
                       "the smallest chunk cache changed the kernels");
-            CHECK_MSG(&T, memcmp(a.value, r2.value, (size_t)n * sizeof *a.value) == 0,
-                      "the default chunk cache changed the kernels");
             if (T.rank == 0) {
                 printf("chunks decoded (forward, backward): smallest cache %lld, %lld; default %lld, %lld\n",
                        (long long)s1.chunks_decoded[0], (long long)s1.chunks_decoded[1],
-                       (long long)s2.chunks_decoded[0], (long long)s2.chunks_decoded[1]);
+                       (long long)s2->chunks_decoded[0], (long long)s2->chunks_decoded[1]);
                 for (int d = 0; d < 2; d++)
-                    CHECK_MSG(&T, s2.chunks_decoded[d] > 0 && s2.chunks_decoded[d] <= s1.chunks_decoded[d],
+                    CHECK_MSG(&T, s2->chunks_decoded[d] > 0 && s2->chunks_decoded[d] <= s1.chunks_decoded[d],
                               "database %d: %lld chunks decoded with the default cache, %lld with the smallest", d,
-                              (long long)s2.chunks_decoded[d], (long long)s1.chunks_decoded[d]);
+                              (long long)s2->chunks_decoded[d], (long long)s1.chunks_decoded[d]);
             }
         }
         axb_kernel_result_free(&r1);
-        axb_kernel_result_free(&r2);
     }
     if (T.rank == 0) {
         check_seismograms(&T, &job, &a);
