@@ -25,6 +25,7 @@
 
 #include "axibulk/timefmt.h"
 #include "core/large_alloc.h"
+#include "core/transpose.h"
 #include "io/hdf5/chunk_filters.h"
 #include "io/hdf5/chunk_index.h"
 #include "io/hdf5/chunk_reader.h"
@@ -779,21 +780,22 @@ axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64
 }
 
 /* out: [u][t] for ids[a..b), all in chunk ci at p (decoded). Chunk bytes are little-endian
- * floats at any byte address: memcpy per value (one unaligned load). From a [t][point] chunk this
- * transposes one chunk at a time. */
+ * floats at any byte address. From a [t][point] chunk this transposes one chunk at a time, each
+ * run of consecutive points (most of a request: an element's points are numbered together) as
+ * one block. */
 static void take_cols(const rc_dset *d, const unsigned char *p, int64_t ci, int64_t a, int64_t b, const int64_t *ids,
                       float *buf)
 {
     const int64_t cp = d->cp, nt = d->nt;
-    for (int64_t u = a; u < b; u++) {
+    for (int64_t u = a; u < b;) {
+        int64_t v = u + 1;
+        while (v < b && ids[v] == ids[v - 1] + 1) v++;
         const int64_t col = ids[u] - ci * cp;
-        float *dst = buf + u * nt;
-        if (d->axis == 1) {
-            for (int64_t t = 0; t < nt; t++)
-                memcpy(dst + t, p + (t * cp + col) * (int64_t)sizeof(float), sizeof(float));
-        } else {
-            memcpy(dst, p + col * nt * (int64_t)sizeof(float), (size_t)nt * sizeof(float));
-        }
+        if (d->axis == 1)
+            axb_transpose_f32(nt, v - u, p + col * (int64_t)sizeof(float), cp, buf + u * nt, nt);
+        else
+            memcpy(buf + u * nt, p + col * nt * (int64_t)sizeof(float), (size_t)(v - u) * (size_t)nt * sizeof(float));
+        u = v;
     }
 }
 

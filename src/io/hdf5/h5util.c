@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/transpose.h"
+
 typedef struct walk_ctx {
     char *buf;
     size_t size;
@@ -396,10 +398,11 @@ axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int6
         /* out: [u][t]; from a [t][point] chunk this transposes one chunk at a time, which stays
          * in cache (transposing the whole selection later strides across megabytes) */
         if (axis == 1) {
-            for (int64_t u = a; u < b; u++) {
-                const float *src = tmp + (ids[u] - c0);
-                float *dst = buf + u * nt;
-                for (int64_t t = 0; t < nt; t++) dst[t] = src[t * w];
+            for (int64_t u = a; u < b;) {
+                int64_t v = u + 1;
+                while (v < b && ids[v] == ids[v - 1] + 1) v++;
+                axb_transpose_f32(nt, v - u, tmp + (ids[u] - c0), w, buf + u * nt, nt);
+                u = v;
             }
         } else {
             for (int64_t u = a; u < b; u++) memcpy(buf + u * nt, tmp + (ids[u] - c0) * nt, (size_t)nt * sizeof *buf);
