@@ -60,7 +60,7 @@ int main(void)
 {
     check_ctx t = {0};
     uint64_t seed = 12345;
-    const int64_t dims[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 27, 56};
+    const int64_t dims[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 27, 56};
     const int nd = (int)(sizeof dims / sizeof *dims);
     for (int a = 0; a < nd; a++)
         for (int b = 0; b < nd; b++) check_shape(&t, dims[a], dims[b], dims[b], dims[a], 0, seed++);
