@@ -433,6 +433,9 @@ static axb_status bulk_write(axb_output *o, int64_t n, const int64_t *rows, cons
     return rc < 0 ? axb_h5_error(err, "dataset 'seismograms': write failed") : AXB_OK;
 }
 
+#define BULK_PAGE ((int64_t)4096)
+#define BULK_HINT_BYTES ((int64_t)64 << 10) /* runs hinted to the disk: at least 16 whole pages */
+
 /* One MPI_File_write_at per run of consecutive rows, straight from the caller's buffer. */
 static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows, const void *data, axb_error *err)
 {
@@ -460,11 +463,16 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
                                  "dataset 'seismograms': writing rows %lld..%lld: only %d of %lld bytes written "
                                  "(disk full?)",
                                  (long long)rows[k], (long long)rows[j - 1], count, (long long)bytes);
-        /* the disk takes this run while the next ones are gathered and copied: the sync before
-         * the rename (or at a checkpoint) then waits for the last runs only */
-        if (b->wfd >= 0)
-            (void)sync_file_range(b->wfd, (off64_t)(b->base + (MPI_Offset)(rows[k] * row_bytes)), (off64_t)bytes,
-                                  SYNC_FILE_RANGE_WRITE);
+        /* the disk takes a long run while the next ones are gathered and copied: the sync before
+         * the rename (or at a checkpoint) then waits for the last runs only. Only the whole pages
+         * of a long run: the pages at its ends hold rows still to come, and every hint costs the
+         * caller a request to the disk, so short runs are left to the kernel's writeback (a job
+         * of 1,000,000 rows of 556 bytes, scattered, spent half of its time in these hints) */
+        const int64_t first = b->base + rows[k] * row_bytes;
+        const int64_t lo = (first + BULK_PAGE - 1) / BULK_PAGE * BULK_PAGE,
+                      hi = (first + bytes) / BULK_PAGE * BULK_PAGE;
+        if (b->wfd >= 0 && hi - lo >= BULK_HINT_BYTES)
+            (void)sync_file_range(b->wfd, (off64_t)lo, (off64_t)(hi - lo), SYNC_FILE_RANGE_WRITE);
         p += bytes;
         k = j;
     }
