@@ -5,9 +5,13 @@
  * must come back bit for bit; the encoder's decoding twin axb_decode_chunk must agree too. Every
  * level 0-9 (1 and 2 are encoded by ISA-L's igzip, the others by libdeflate), on a smooth
  * decaying wavefield like a merged element's, on all zeros, and on random bytes that deflate
- * cannot shrink (igzip then falls back within the encoder's bound). */
+ * cannot shrink (igzip then falls back within the encoder's bound). AxiSEM's own pipeline
+ * (fletcher32 first, then shuffle and deflate: the decoder puts the data straight into the
+ * caller's buffer and checks them there) against HDF5 too, and a chunk whose stream is sound but
+ * whose checksum is not must be refused by name. */
 #include <hdf5.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +53,62 @@ static hid_t make_dataset(const char *path, int level, hid_t *file)
     H5Pclose(dcpl);
     H5Sclose(space);
     return d;
+}
+
+/* HDF5's own Fletcher-32 (exported by the library; tests/unit/test_chunk_reader.c uses it too). */
+uint32_t H5_checksum_fletcher32(const void *data, size_t len);
+
+/* Data + their Fletcher-32 (little-endian, as HDF5's filter appends it), shuffled and deflated
+ * by the encoder: a chunk of AxiSEM's pipeline. With @p wrong, the checksum is off by one. */
+static void checksummed(check_ctx *T, const char *path, const float *in, axb_encoder *enc, axb_decoder *dec, bool wrong)
+{
+    const size_t raw = NF * sizeof(float);
+    unsigned char *plain = malloc(raw + 4), *stored = malloc(axb_encoder_bound(enc, raw + 4));
+    float *out = malloc(raw);
+    if (!plain || !stored || !out) {
+        CHECK_MSG(T, 0, "allocation");
+        free(plain), free(stored), free(out);
+        return;
+    }
+    memcpy(plain, in, raw);
+    const uint32_t sum = H5_checksum_fletcher32(in, raw) + (wrong ? 1u : 0u);
+    for (int b = 0; b < 4; b++) plain[raw + (size_t)b] = (unsigned char)(sum >> (8 * b));
+    size_t len = 0;
+    axb_error err = AXB_ERROR_INIT;
+    CHECK_MSG(T, axb_encode_chunk(enc, plain, raw + 4, stored, &len, &err) == AXB_OK, "%s", err.msg);
+    const axb_filters axisem = {3, {H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE}, {0, 4, 0}};
+    axb_decode_times times = {0};
+    memset(out, 0xab, raw);
+    const axb_status st = axb_decode_chunk(dec, &axisem, 0, stored, len, (unsigned char *)out, raw, &times, &err);
+    if (wrong) {
+        CHECK_MSG(T, st == AXB_ERR_FORMAT, "a wrong checksum decoded: status %d", (int)st);
+        CHECK_CONTAINS(T, err.msg, "fletcher32 checksum mismatch");
+    } else {
+        CHECK_MSG(T, st == AXB_OK && memcmp(in, out, raw) == 0, "AxiSEM's pipeline: %s", err.msg);
+        CHECK(T, times.chunks == 1 && times.stored_bytes == (int64_t)len);
+    }
+    /* HDF5, given the same stored chunk in a dataset declared as AxiSEM declares its own */
+    const hsize_t n = NF, off = 0;
+    const hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t space = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &n);
+    H5Pset_fletcher32(dcpl);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 2);
+    const hid_t d = H5Dcreate2(f, "v", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const bool read = d >= 0 && H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, len, stored) >= 0 &&
+        H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
+    if (wrong)
+        CHECK_MSG(T, !read, "HDF5 read a chunk with a wrong checksum");
+    else
+        CHECK_MSG(T, read && memcmp(in, out, raw) == 0, "HDF5 reads other values from AxiSEM's pipeline");
+    if (d >= 0) H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (f >= 0) H5Fclose(f);
+    free(plain);
+    free(stored);
+    free(out);
 }
 
 int main(void)
@@ -107,6 +167,15 @@ int main(void)
         free(stored);
         axb_encoder_free(&enc);
     }
+    axb_encoder *enc2 = NULL;
+    if (dec && axb_encoder_create(2, &enc2, &err) == AXB_OK) {
+        for (int kind = 0; kind < 3; kind += 2) {
+            fill(in, kind, &x);
+            checksummed(&T, path, in, enc2, dec, false);
+            checksummed(&T, path, in, enc2, dec, true);
+        }
+    }
+    axb_encoder_free(&enc2);
     axb_decoder_free(&dec);
     unlink(path);
     free(in);
