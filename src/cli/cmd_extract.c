@@ -154,6 +154,7 @@ static axb_status read_pairs(MPI_Comm comm, const extract_args *a, inputs *in, a
         in->src_table[i].origin_time = t0;
         in->rec_table[i] = in->pairs.pair[i].rec;
     }
+    axb_pair_list_free(&in->pairs); /* copied: a row's 300 bytes held twice would double a large job's peak */
     job->layout = AXB_ROWS_PAIRS;
     job->sources = in->src_table;
     job->nsources = n;
