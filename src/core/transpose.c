@@ -1,7 +1,8 @@
 /* Tiles of 8 x 8 floats in AVX registers where the CPU has AVX (every x86-64 node of the last
  * decade), chosen when called, else in 4 x 4 SSE tiles; blocks narrower or shorter than 4, and
- * other CPUs, a plain loop over tiles that stay in the first-level cache. Measured on a decoded 295 x 27 chunk already in cache (AMD EPYC): one
- * value at a time 0.30-0.45 ns per float, AVX tiles 0.08-0.12. */
+ * other CPUs, a plain loop over tiles that stay in the first-level cache. Measured on a decoded
+ * 295 x 27 chunk already in cache (AMD EPYC): one value at a time 0.30-0.45 ns per float, AVX
+ * tiles 0.08-0.12. */
 #include "core/transpose.h"
 
 #include <string.h>
