@@ -369,7 +369,7 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
         snprintf(cmdline + len, sizeof cmdline - len, " %s", argv[i]);
     }
     job.command = cmdline;
-    axb_extract_job_result res;
+    axb_extract_job_result res = {0};
     if (!st) st = axb_extract_job_run(env->comm, &job, env->errout, &res, err);
     if (!st && env->rank == 0) {
         char cached[64] = "", resumed[64] = "";
