@@ -22,6 +22,22 @@
  * from 0.86-1.28 s to 0.66-0.82 s against a 250 MB/s disk, with the same chunks decoded, and did
  * not slow the 0.9 and 2 GB databases (docs/benchmarks.md). */
 #define REPACK_SLAB_MAX ((int64_t)32 << 20)
+/* ... and at most this fraction of a rank's share of the output: a small database's repack then
+ * still runs through enough slabs for reading, compressing and writing to overlap, and the first
+ * touch of its buffers stays a small part of it. The 146 MB database on 2 ranks has 182 MB each:
+ * 15 MB slabs took `--deflate 2` from 0.33-0.37 to 0.41-0.47 of a 250 MB/s disk's cold read;
+ * the 25 s databases keep 32 MB slabs (docs/benchmarks.md). */
+#define REPACK_MIN_SLABS 12
+
+/* The largest put: the same on every rank (rank 0 sizes its receive buffers by it). */
+static int64_t slab_bytes(const repack_job *j)
+{
+    const int64_t block =
+        (int64_t)(j->in->npol + 1) * (j->in->npol + 1) * j->in->nvars * j->in->ndumps * (int64_t)sizeof(float);
+    const int64_t share = (j->nelem / j->size + 1) * block / REPACK_MIN_SLABS;
+    const int64_t slab = share < REPACK_SLAB_MAX ? share : REPACK_SLAB_MAX;
+    return slab > block ? slab : block;
+}
 
 static axb_status validate(const axb_repack_opts *o, axb_error *err)
 {
@@ -157,7 +173,7 @@ static axb_status define_output(repack_job *j, axb_merged_def *def, axb_error *e
                             .threads = axb_db_get_threads(j->db),
                             .resume = j->resume,
                             .inflight_bytes = o->memory_bytes / 2,
-                            .max_put_bytes = REPACK_SLAB_MAX};
+                            .max_put_bytes = slab_bytes(j)};
     AXB_TRY(axb_agree(j->comm, axb_merged_writer_create(j->comm, j->names.partial, def, &j->w, err), err));
     AXB_TRY(axb_db_writer_define(j->w, err));
     if (!j->resume) AXB_TRY(axb_agree(j->comm, j->rank == 0 ? write_metadata(j, err) : AXB_OK, err));
