@@ -25,18 +25,17 @@
 /* ... and at most this fraction of a rank's share of the output: a small database's repack then
  * still runs through enough slabs for reading, compressing and writing to overlap, and the first
  * touch of its buffers stays a small part of it. The 146 MB database on 2 ranks has 182 MB each:
- * 15 MB slabs took `--deflate 2` from 0.33-0.37 to 0.41-0.47 of a 250 MB/s disk's cold read;
- * the 25 s databases keep 32 MB slabs (docs/benchmarks.md). */
+ * 15 MB slabs took `--deflate 2` from 0.34-0.41 to 0.39-0.52 of a 250 MB/s disk's cold read
+ * (0.27-0.30 to 0.30-0.34 on a slower day); the 25 s databases keep 32 MB slabs
+ * (docs/benchmarks.md). */
 #define REPACK_MIN_SLABS 12
 
 /* The largest put: the same on every rank (rank 0 sizes its receive buffers by it). */
 static int64_t slab_bytes(const repack_job *j)
 {
-    const int64_t block =
-        (int64_t)(j->in->npol + 1) * (j->in->npol + 1) * j->in->nvars * j->in->ndumps * (int64_t)sizeof(float);
-    const int64_t share = (j->nelem / j->size + 1) * block / REPACK_MIN_SLABS;
+    const int64_t share = (j->nelem / j->size + 1) * j->block_bytes / REPACK_MIN_SLABS;
     const int64_t slab = share < REPACK_SLAB_MAX ? share : REPACK_SLAB_MAX;
-    return slab > block ? slab : block;
+    return slab > j->block_bytes ? slab : j->block_bytes;
 }
 
 static axb_status validate(const axb_repack_opts *o, axb_error *err)

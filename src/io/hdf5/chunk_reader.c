@@ -25,7 +25,6 @@
 
 #include "axibulk/timefmt.h"
 #include "core/large_alloc.h"
-#include "core/transpose.h"
 #include "io/hdf5/chunk_filters.h"
 #include "io/hdf5/chunk_index.h"
 #include "io/hdf5/chunk_reader.h"
@@ -779,26 +778,6 @@ axb_status axb_chunk_reader_prefetch(axb_chunk_reader *r, int64_t n, const int64
     return submit(r, m, bytes, calls, err);
 }
 
-/* out: [u][t] for ids[a..b), all in chunk ci at p (decoded). Chunk bytes are little-endian
- * floats at any byte address. From a [t][point] chunk this transposes one chunk at a time, each
- * run of consecutive points (most of a request: an element's points are numbered together) as
- * one block. */
-static void take_cols(const rc_dset *d, const unsigned char *p, int64_t ci, int64_t a, int64_t b, const int64_t *ids,
-                      float *buf)
-{
-    const int64_t cp = d->cp, nt = d->nt;
-    for (int64_t u = a; u < b;) {
-        int64_t v = u + 1;
-        while (v < b && ids[v] == ids[v - 1] + 1) v++;
-        const int64_t col = ids[u] - ci * cp;
-        if (d->axis == 1)
-            axb_transpose_f32(nt, v - u, p + col * (int64_t)sizeof(float), cp, buf + u * nt, nt);
-        else
-            memcpy(buf + u * nt, p + col * nt * (int64_t)sizeof(float), (size_t)(v - u) * (size_t)nt * sizeof(float));
-        u = v;
-    }
-}
-
 /* Filtered requests: queues the chunks of ids[from..) not cached or queued, as far as a quarter
  * of the cache allows, so the pool decodes ahead of the caller; returns where it stopped. */
 static axb_status queue_ahead(axb_chunk_reader *r, int idx, int64_t n, const int64_t *ids, int64_t from, int64_t *upto,
@@ -883,7 +862,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             if (s) break;
             slot_unlist(r, k, ++r->clock);
             const double t0 = axb_wall_seconds();
-            take_cols(d, r->slots + k * cb, c, a, b, ids, buf);
+            axb_h5_take_cols(r->slots + k * cb, d->axis, cp, d->nt, c * cp, a, b, ids, buf);
             t_tr += axb_wall_seconds() - t0;
             (void)spent(r, d, c);
             a = b;
@@ -917,7 +896,7 @@ axb_status axb_chunk_reader_read_cols(axb_chunk_reader *r, int idx, int64_t n, c
             }
             if (s) break;
             const double t1 = axb_wall_seconds();
-            take_cols(d, p, ci, u, v, ids, buf);
+            axb_h5_take_cols(p, d->axis, cp, d->nt, ci * cp, u, v, ids, buf);
             t_tr += axb_wall_seconds() - t1;
             if (!spent(r, d, ci)) cache_put(r, idx, ci, p); /* one no later request needs is not kept */
             u = v;

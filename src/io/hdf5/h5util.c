@@ -346,6 +346,23 @@ bool axb_h5_contiguous_offset(hid_t dset, int64_t *offset)
     return true;
 }
 
+void axb_h5_take_cols(const void *chunk, int axis, int64_t w, int64_t nt, int64_t c0, int64_t a, int64_t b,
+                      const int64_t *ids, float *buf)
+{
+    const unsigned char *p = chunk;
+    const int64_t fs = (int64_t)sizeof(float);
+    for (int64_t u = a; u < b;) {
+        int64_t v = u + 1;
+        while (v < b && ids[v] == ids[v - 1] + 1) v++;
+        const int64_t col = ids[u] - c0;
+        if (axis == 1)
+            axb_transpose_f32(nt, v - u, p + col * fs, w, buf + u * nt, nt);
+        else
+            memcpy(buf + u * nt, p + col * nt * fs, (size_t)((v - u) * nt * fs));
+        u = v;
+    }
+}
+
 axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill, float *buf,
                                      bool *used, int64_t *bytes, int64_t *calls, axb_error *err)
 {
@@ -395,18 +412,9 @@ axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int6
         if (st) break;
         (*calls)++;
         *bytes += w * nt * (int64_t)sizeof(float);
-        /* out: [u][t]; from a [t][point] chunk this transposes one chunk at a time, which stays
-         * in cache (transposing the whole selection later strides across megabytes) */
-        if (axis == 1) {
-            for (int64_t u = a; u < b;) {
-                int64_t v = u + 1;
-                while (v < b && ids[v] == ids[v - 1] + 1) v++;
-                axb_transpose_f32(nt, v - u, tmp + (ids[u] - c0), w, buf + u * nt, nt);
-                u = v;
-            }
-        } else {
-            for (int64_t u = a; u < b; u++) memcpy(buf + u * nt, tmp + (ids[u] - c0) * nt, (size_t)nt * sizeof *buf);
-        }
+        /* one chunk at a time, which stays in cache (transposing the whole selection later
+         * strides across megabytes) */
+        axb_h5_take_cols(tmp, axis, w, nt, c0, a, b, ids, buf);
         a = b;
     }
     if (dxpl >= 0) H5Pclose(dxpl);

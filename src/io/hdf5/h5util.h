@@ -65,6 +65,13 @@ axb_status axb_h5_read_runs(hid_t dset, int axis, int64_t n, const int64_t *ids,
 axb_status axb_h5_read_cols_by_chunk(hid_t dset, int axis, int64_t n, const int64_t *ids, double min_fill, float *buf,
                                      bool *used, int64_t *bytes, int64_t *calls, axb_error *err);
 
+/* Columns ids[a..b) (sorted, distinct, all inside the chunk whose first index is @p c0) of a
+ * decoded chunk into buf[u][t], u in [a, b): the chunk is [t][w] along @p axis 1 (w its width) or
+ * [point][t] along axis 0, little-endian floats at any byte address. A run of consecutive ids
+ * moves as one block (core/transpose.h): an element's points are numbered together. */
+void axb_h5_take_cols(const void *chunk, int axis, int64_t w, int64_t nt, int64_t c0, int64_t a, int64_t b,
+                      const int64_t *ids, float *buf);
+
 /* True when sorted ids[0..n) fill at least @p min_fill of the chunks of @p cp indices they touch:
  * the rule for reading whole chunks (axb_h5_read_cols_by_chunk, axb_chunk_reader_read_cols). */
 bool axb_h5_chunks_dense(int64_t n, const int64_t *ids, int64_t cp, double min_fill);
