@@ -18,7 +18,7 @@ static const char repack_help[] =
     "The file is Instaseis-compatible and valid netCDF-4. Run it under MPI: ranks share the\n"
     "elements. It is written as merged_output.nc4.partial and renamed when complete; a killed run\n"
     "continues with --resume. AxiSEM's deflated, checksummed chunks are verified and decoded by\n"
-    "--threads worker threads per rank (fletcher32, unshuffle, inflate), not by HDF5.\n"
+    "each rank's --threads threads (fletcher32, unshuffle, inflate), not by HDF5.\n"
     "\n"
     "options:\n";
 

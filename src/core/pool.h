@@ -20,6 +20,14 @@ typedef struct axb_pool axb_pool;
 typedef void (*axb_pool_fn)(void *arg, int worker);
 
 axb_status axb_pool_create(int nthreads, axb_pool **out, axb_error *err);
+/* Workers for a rank's budget of @p threads busy threads. The thread that creates the pool
+ * computes too (it helps while it waits), so it counts as one of them: two workers and a helping
+ * caller on two cores took a quarter longer than one worker and the caller (docs/benchmarks.md).
+ * A budget of one still gets a worker, for reads queued ahead while the caller computes. */
+static inline int axb_pool_workers(int threads)
+{
+    return threads > 1 ? threads - 1 : 1;
+}
 /* Queues a task (never blocks). */
 axb_status axb_pool_submit(axb_pool *p, axb_pool_fn fn, void *arg, axb_error *err);
 /* Runs one queued task in the calling thread, if any; true if it did. */

@@ -261,7 +261,7 @@ int axb_db_get_threads(const axb_db *db)
 
 axb_status axb_db_worker_pool(axb_db *db, axb_pool **pool, axb_error *err)
 {
-    if (!db->pool) AXB_TRY(axb_pool_create(db->threads, &db->pool, err));
+    if (!db->pool) AXB_TRY(axb_pool_create(axb_pool_workers(db->threads), &db->pool, err));
     *pool = db->pool;
     return AXB_OK;
 }

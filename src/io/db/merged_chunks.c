@@ -137,7 +137,7 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         c->fid = c->dset = -1;
         c->fd = -1;
         pthread_mutex_init(&c->mu, NULL);
-        st = axb_pool_create(m->def.threads > 0 ? m->def.threads : 1, &c->pool, err);
+        st = axb_pool_create(axb_pool_workers(m->def.threads), &c->pool, err);
         if (!st) st = axb_task_group_create(c->pool, &c->group, err);
     }
     axb_encoder *probe = NULL;
