@@ -13,6 +13,9 @@ For each database (default: the shared 50 s PREM database in ../shared/data):
              copy the contiguous repack wrote, 1 and 2 ranks, and 1 rank pinned to one core with
              --threads 1 (the per-core comparison); then a bulk batch of the same size, events x
              stations (CMTSOLUTION x STATIONS), 1 rank and pinned
+  scale      the same comparison for a job --scale times larger (random pairs and events x
+             stations, 1 rank and pinned): the original layout decodes each chunk it needs once per
+             job, so its cost over the merged copy's falls as a job's rows share elements
   bound      warm merged extraction (random pairs, 1 rank) as bytes per element x seismograms/s,
              and as element bytes actually read per second, against a plain read of the merged
              file from the page cache in the same run (the copy bound)
@@ -31,7 +34,7 @@ For each database (default: the shared 50 s PREM database in ../shared/data):
 
 Writes OUT/realdata.json, OUT/realdata.md (also spliced into --md, docs/benchmarks.md by default,
 between this script's markers). --quick (CI: keeps the harness working, never judges a speed) uses
-the 50 s database, 200 pairs, 1 rank. Only the Python standard library.
+the 50 s database, 200 pairs (400 for the larger jobs), 1 rank. Only the Python standard library.
 """
 import argparse
 import json
@@ -206,10 +209,21 @@ def bench_db(a, db, work, rng):
     cases = [("pairs", lay, n, False) for n in ranks for lay in ("original", "merged")]
     cases += [("pairs", lay, 1, True) for lay in ("original", "merged")]
     cases += [("bulk", lay, 1, pinned) for pinned in (False, True) for lay in ("original", "merged")]
+    inputs = {"pairs": ["--pairs", pairs], "bulk": ["--cmt", cmt, "--stations", stations]}
+    if a.scale > 1:
+        spairs = os.path.join(work, f"{name}-x{a.scale}.pairs")
+        make_pairs(spairs, meta, a.pairs * a.scale, rng)
+        scmt = os.path.join(work, f"{name}-x{a.scale}.cmt")
+        make_bulk(scmt, os.devnull, meta, nev * a.scale, nsta, rng)  # the same stations
+        inputs["pairs-scaled"] = ["--pairs", spairs]
+        inputs["bulk-scaled"] = ["--cmt", scmt, "--stations", stations]
+        r["scale"] = a.scale
+        cases += [(f"{w}-scaled", lay, 1, pinned) for w in ("pairs", "bulk") for pinned in (False, True)
+                  for lay in ("original", "merged")]
     for rows, lay, n, pinned in cases:
         path, fs = (db, files) if lay == "original" else (merged, mfiles)
         warm(fs)
-        what = ["--pairs", pairs] if rows == "pairs" else ["--cmt", cmt, "--stations", stations]
+        what = inputs[rows]
         cmd = [axb, "extract", "--db", path] + what + ["--components", "ZNE", "-o", out_h5, "--force", "-q"]
         if pinned:
             cmd = ["taskset", "-c", "1"] + cmd + ["--threads", "1"]
@@ -293,7 +307,8 @@ def busy(p):
 
 def report(results, a):
     L = [f"Measured {time.strftime('%Y-%m-%d')} by `bench/realdata_bench.py{' --quick' if a.quick else ''}` "
-         f"({a.pairs} random pairs or about as many events × stations per extraction; best of "
+         f"({a.pairs} random pairs or about as many events × stations per extraction"
+         f"{f', and {a.scale} times as many for the larger jobs' if a.scale > 1 else ''}; best of "
          f"{1 if a.quick else 2} runs; {os.cpu_count()}-core machine).", ""]
     for r in results:
         L += [f"### {r['name']} ({r['kind']}, {r['elements']} elements, {r['samples']} samples, "
@@ -331,7 +346,9 @@ def report(results, a):
                          and x["rows_from"] == e["rows_from"] and x["layout"] == "merged")
             ratio = f"{other['rows_s'] / e['rows_s']:.2f}" if e["layout"] == "original" else ""
             who = f"{e['ranks']}" + (" (1 core, --threads 1)" if e["pinned"] else "")
-            rows = "random pairs" if e["rows_from"] == "pairs" else f"{nev} events × {nsta} stations"
+            k = r.get("scale", 1) if e["rows_from"].endswith("-scaled") else 1
+            rows = (f"{a.pairs * k:,} random pairs" if e["rows_from"].startswith("pairs")
+                    else f"{nev * k} events × {nsta} stations")
             L.append(f"| {e['layout']} | {rows} | {who} | {e['rows_s']:,.0f} | {ratio} | {e['element_reads']:,} |")
         b = r["bound"]
         L += ["", f"Warm merged extraction, random pairs, 1 rank, against {b['cache_read_mb_s']:,.0f} MB/s for a plain "
@@ -363,6 +380,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-realdata"))
     ap.add_argument("--md", help="Markdown file to splice the report into (default docs/benchmarks.md; '-': none)")
     ap.add_argument("--pairs", type=int, default=20000)
+    ap.add_argument("--scale", type=int, default=10,
+                    help="also extract from jobs this many times larger, 1 rank (default 10; 1: not)")
     ap.add_argument("--instaseis", help="folder with env.sh and run_pattern.py (Instaseis built outside the repository)")
     ap.add_argument("--instaseis-seconds", type=float, default=10)
     ap.add_argument("--disk-mbps", default="",
@@ -372,6 +391,7 @@ def main():
     a.disk_mbps = [int(x) for x in a.disk_mbps.split(",") if x.strip()]
     if a.quick:
         a.pairs = min(a.pairs, 200)
+        a.scale = min(a.scale, 2)
     dbs = a.db or [os.path.join(ROOT, "..", "shared", "data", "axisem-prem-50s", "prem_50s_bwd_displ_only")]
     for d in dbs:
         if not db_files(d):

@@ -41,12 +41,15 @@ for p in r["repack"]:
     w = p["encode"]
     check(w is not None and w["write"] > 0 and (w["compress"] > 0) == (p["mode"] == "--deflate 2"),
           f"repack {p['mode']} write split {w}")
-want = {(k, lay, 1, pin) for k in ("pairs", "bulk") for lay in ("original", "merged") for pin in (False, True)}
+# the 200-row jobs, and the larger ones (--scale, 2 in --quick: 400 pairs, 20 events x 20 stations)
+want = {(k, lay, 1, pin) for k in ("pairs", "bulk", "pairs-scaled", "bulk-scaled") for lay in ("original", "merged")
+        for pin in (False, True)}
 got = [(e["rows_from"], e["layout"], e["ranks"], e["pinned"]) for e in r["extract"]]
-check(len(got) == 8 and set(got) == want, f"extract runs {got}")
-check(r["bulk_shape"] == [10, 20], f"events x stations {r['bulk_shape']}")
+check(len(got) == 16 and set(got) == want, f"extract runs {got}")
+check(r["bulk_shape"] == [10, 20] and r.get("scale") == 2, f"events x stations {r['bulk_shape']}, scale")
 for e in r["extract"]:
-    check(e["rows"] == 200 and e["rows_s"] > 0 and e["element_reads"] > 0, f"extract {e}")
+    rows = 400 if e["rows_from"].endswith("-scaled") else 200
+    check(e["rows"] == rows and e["rows_s"] > 0 and e["element_reads"] > 0, f"extract {e}")
     check((e["decode"] is not None) == (e["layout"] == "original"), f"decode line on {e['layout']}")
     if e["pinned"] and e["decode"]:
         check(e["decode"]["threads"] == 1, "--threads 1 reported")
@@ -64,7 +67,7 @@ if begin in orig:
     check(outside == orig[:orig.index(begin)] + orig[orig.index(end) + len(end):], "rest of the file unchanged")
 else:
     check(outside.startswith(orig.rstrip("\n")), "rest of the file unchanged")
-check("of the copy bound" in md and "prem_50s_bwd_displ_only" in md, "report text")
+check("of the copy bound" in md and "prem_50s_bwd_displ_only" in md and "400 random pairs" in md, "report text")
 for f in fails: print("FAIL:", f)
 print(f"{11 - len(fails) if len(fails) < 11 else 0} passed, {len(fails)} failed")
 sys.exit(1 if fails else 0)
