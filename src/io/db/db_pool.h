@@ -8,9 +8,9 @@
 #include "axibulk/db.h"
 #include "core/pool.h"
 
-/* The pool of axb_pool_workers(axb_db_get_threads(db)) workers, started at the first call; the database destroys
- * it when it closes, after its own readers. Not thread safe: call it from the rank's main
- * thread. */
+/* The pool of axb_pool_workers(axb_db_get_threads(db)) workers, started at the first call; the
+ * database destroys it when it closes, after its own readers. Not thread safe: call it from the
+ * rank's main thread. */
 axb_status axb_db_worker_pool(axb_db *db, axb_pool **pool, axb_error *err);
 
 #endif

@@ -9,7 +9,6 @@
  * once (a direct chunk write from each rank corrupts the chunk index), so rank 0 alone opens the
  * finished structure with serial HDF5 and writes every rank's chunks, received over MPI: a third
  * to a half of the raw bytes travel, and the disk sees one sequential writer. */
-#define _GNU_SOURCE /* sync_file_range */
 #include <fcntl.h>
 #include <hdf5.h>
 #include <pthread.h>
@@ -22,6 +21,7 @@
 #include "core/large_alloc.h"
 #include "core/mpi_check.h"
 #include "core/pool.h"
+#include "core/writeback.h"
 #include "io/db/db_names.h"
 #include "io/db/merged_internal.h"
 #include "io/hdf5/chunk_filters.h"
@@ -247,11 +247,9 @@ static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count
     }
     /* its own last: every other rank is on its way */
     if (!st) st = write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
-#ifdef SYNC_FILE_RANGE_WRITE
     /* the disk starts on this put's chunks now, so that a checkpoint's sync (and the last one,
      * before the rename) waits for little more than the chunk index, as with the other strategies */
-    if (!st && c->fd >= 0) (void)sync_file_range(c->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
+    if (!st) axb_start_writeback(c->fd, 0, 0);
     return st;
 }
 

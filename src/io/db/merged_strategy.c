@@ -2,7 +2,6 @@
  * direct puts are written by the block writer's helper thread, collective ones are followed by
  * the start of their writeback; either way the disk takes one range while the caller reads the
  * next. sync (a checkpoint) waits for all of it. */
-#define _GNU_SOURCE /* sync_file_range */
 #include <fcntl.h>
 #include <netcdf.h>
 #include <netcdf_par.h>
@@ -13,6 +12,7 @@
 #include "core/agree.h"
 #include "core/large_alloc.h"
 #include "core/mpi_check.h"
+#include "core/writeback.h"
 #include "io/db/db_names.h"
 #include "io/db/merged_internal.h"
 #include "io/hdf5/block_writer.h"
@@ -75,9 +75,7 @@ static axb_status coll_put(axb_db_writer *w, int64_t start, int64_t count, axb_e
                                    : axb_nc_error(err, rc, "%s: writing elements %lld..%lld", w->path, (long long)start,
                                                   (long long)(start + count - 1));
     st = axb_agree(w->comm, st, err);
-#ifdef SYNC_FILE_RANGE_WRITE
-    if (m->wfd >= 0) (void)sync_file_range(m->wfd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
+    axb_start_writeback(m->wfd, 0, 0);
     return st;
 }
 

@@ -1,5 +1,5 @@
 /* Direct (O_DIRECT) streams into a pre-allocated file region; see axibulk/rawfile.h. */
-#define _GNU_SOURCE /* O_DIRECT, sync_file_range */
+#define _GNU_SOURCE /* O_DIRECT */
 #include "io/hdf5/block_writer.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "axibulk/db.h" /* AXB_PATH_MAX */
 #include "axibulk/timefmt.h"
 #include "core/large_alloc.h"
+#include "core/writeback.h"
 #include "io/hdf5/h5util.h"
 
 #define ALIGN ((int64_t)AXB_BLOCK_WRITER_ALIGN)
@@ -240,11 +241,7 @@ axb_status axb_block_writer_sync(axb_block_writer *f, axb_error *err)
 
 void axb_block_writer_start_writeback(axb_block_writer *f)
 {
-#ifdef SYNC_FILE_RANGE_WRITE
-    (void)sync_file_range(f->fd_plain, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-    (void)f;
-#endif
+    axb_start_writeback(f->fd_plain, 0, 0);
 }
 
 void axb_block_writer_counts(const axb_block_writer *f, int64_t *direct_bytes, int64_t *buffered_bytes)

@@ -1,7 +1,7 @@
 /* The bulk layout: all seismograms in one (rows, components, samples) array, written by every rank
  * in one collective transfer per call, with the source and receiver tables beside it
  * (docs/output-format.md). */
-#define _GNU_SOURCE /* fallocate, sync_file_range */
+#define _GNU_SOURCE /* fallocate */
 #include "io/output/out_internal.h"
 
 #include <errno.h>
@@ -15,6 +15,7 @@
 
 #include "core/agree.h"
 #include "core/mpi_check.h"
+#include "core/writeback.h"
 #include "io/hdf5/h5util.h"
 
 #define BULK_FORMAT "axibulk-seismograms"
@@ -471,8 +472,7 @@ static axb_status bulk_write_local(axb_output *o, int64_t n, const int64_t *rows
         const int64_t first = b->base + rows[k] * row_bytes;
         const int64_t lo = (first + BULK_PAGE - 1) / BULK_PAGE * BULK_PAGE,
                       hi = (first + bytes) / BULK_PAGE * BULK_PAGE;
-        if (b->wfd >= 0 && hi - lo >= BULK_HINT_BYTES)
-            (void)sync_file_range(b->wfd, (off64_t)lo, (off64_t)(hi - lo), SYNC_FILE_RANGE_WRITE);
+        if (hi - lo >= BULK_HINT_BYTES) axb_start_writeback(b->wfd, lo, hi - lo);
         p += bytes;
         k = j;
     }
