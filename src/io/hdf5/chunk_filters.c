@@ -140,6 +140,24 @@ static size_t isal_compress(axb_encoder *e, const unsigned char *src, size_t len
     return isal_deflate_stateless(&z) == COMP_OK ? z.total_out : 0;
 }
 
+/* The shuffle filter for floats: byte planes, so deflate sees the slowly varying exponents
+ * together (the len % 4 bytes left over stay as they are). Through local pointers: a store
+ * through e->buf could, as far as C knows, change e->buf itself, which kept the compiler from
+ * vectorising the loop when it was written inline (3 GB/s, a tenth of a --deflate 2 repack's
+ * compression time). */
+static void shuffle4(const unsigned char *restrict src, unsigned char *restrict dst, size_t len)
+{
+    const size_t n = len / 4;
+    unsigned char *b0 = dst, *b1 = dst + n, *b2 = dst + 2 * n, *b3 = dst + 3 * n;
+    for (size_t i = 0; i < n; i++) {
+        b0[i] = src[4 * i];
+        b1[i] = src[4 * i + 1];
+        b2[i] = src[4 * i + 2];
+        b3[i] = src[4 * i + 3];
+    }
+    memcpy(dst + 4 * n, src + 4 * n, len - 4 * n);
+}
+
 axb_status axb_encode_chunk(axb_encoder *e, const unsigned char *src, size_t len, unsigned char *dst, size_t *outlen,
                             axb_error *err)
 {
@@ -149,15 +167,7 @@ axb_status axb_encode_chunk(axb_encoder *e, const unsigned char *src, size_t len
         e->buf = nb;
         e->cap = len;
     }
-    /* shuffle: byte planes of the floats, so deflate sees the slowly varying exponents together */
-    const size_t n = len / 4;
-    for (size_t i = 0; i < n; i++) {
-        e->buf[i] = src[4 * i];
-        e->buf[n + i] = src[4 * i + 1];
-        e->buf[2 * n + i] = src[4 * i + 2];
-        e->buf[3 * n + i] = src[4 * i + 3];
-    }
-    memcpy(e->buf + 4 * n, src + 4 * n, len - 4 * n);
+    shuffle4(src, e->buf, len);
     const size_t bound = axb_encoder_bound(e, len);
     *outlen = e->isal_level ? isal_compress(e, e->buf, len, dst, bound) : 0;
     if (*outlen == 0) *outlen = libdeflate_zlib_compress(e->deflater, e->buf, len, dst, bound);
