@@ -3,7 +3,8 @@
  * corners puts it); element reads, collective and independent, in any order with repeats, equal to
  * the documented closed form; refusals without hangs (a bad element on one rank, an unknown name);
  * and an extraction job over all ranks whose rows equal, bit for bit, the same pairs computed by
- * one rank alone. No file is read, so the whole test takes a second. */
+ * one rank alone, and whose time per stage covers every stage once. No file is read, so the whole
+ * test takes a second. */
 #include <hdf5.h>
 #include <math.h>
 #include <mpi.h>
@@ -135,6 +136,20 @@ static void check_job(check_ctx *T, const char *dir)
     axb_status st = axb_extract_job_run(MPI_COMM_WORLD, &job, NULL, &res, &err);
     CHECK_MSG(T, st == AXB_OK, "job: %s", err.msg);
     if (st || T->rank != 0) return;
+    /* the time per stage: every stage this job has was timed, and their sum does not pass the
+     * job's clock (a stage counted twice, or a lap across two stages, makes `other` negative) */
+    const axb_extract_times *tm = &res.times;
+    const double stage[] = {tm->open, tm->locate, tm->read, tm->compute, tm->write, tm->close, tm->other};
+    double sum = 0;
+    for (int k = 0; k < 7; k++) {
+        CHECK_MSG(T, isfinite(stage[k]) && stage[k] >= 0, "stage %d: %g s", k, stage[k]);
+        sum += stage[k];
+    }
+    CHECK_MSG(T, tm->open > 0 && tm->locate > 0 && tm->read > 0 && tm->compute > 0 && tm->write > 0 && tm->close > 0,
+              "a stage of the job untimed: open %g, locate %g, read %g, compute %g, write %g, close %g", tm->open,
+              tm->locate, tm->read, tm->compute, tm->write, tm->close);
+    CHECK_MSG(T, fabs(sum - res.seconds) <= 1e-6 * (1 + res.seconds), "stages add up to %.9f s, the job took %.9f s",
+              sum, res.seconds);
 
     axb_db *db = NULL;
     axb_extract_plan *p = NULL;

@@ -92,6 +92,20 @@ typedef struct axb_extract_job {
     axb_write_mode write_mode;
 } axb_extract_job;
 
+/** Where the job's time went: wall-clock seconds of rank 0's main thread per stage, which together
+ *  with `other` (the rest, e.g. the filter's planning) make up the job's `seconds`. With worker
+ *  threads the main thread reads the next batch and writes the last while the workers compute, so
+ *  `compute` is the time it waited for them beyond its own reads and writes. */
+typedef struct axb_extract_times {
+    double open;    /**< database, plan, rows (and subfaults) opened; every row checked; the output created */
+    double locate;  /**< rows located in the mesh, shared out by element, batches planned */
+    double read;    /**< element data read (and on the original layout decoded, or handed to the decoders) */
+    double compute; /**< seismograms: interpolation, strain, time processing, filters (finite faults: reads too) */
+    double write;   /**< rows written (or staged), the agreement of every batch, checkpoints */
+    double close;   /**< the output completed: last writes, flush, sync to disk, rename */
+    double other;
+} axb_extract_times;
+
 typedef struct axb_extract_job_result {
     int64_t rows;         /**< rows in the output */
     int64_t rows_resumed; /**< of those, rows an earlier run had written (--resume) */
@@ -99,12 +113,13 @@ typedef struct axb_extract_job_result {
     char components[8];
     int64_t npts;
     double dt, start_offset, seconds;
-    int64_t elements_read; /**< summed over ranks */
-    int64_t cache_hits;    /**< element blocks served by the plans' caches, summed over ranks */
-    int64_t read_calls;    /**< data H5Dread calls, summed over ranks */
-    int64_t bytes_read;    /**< bytes of element data read, summed over ranks */
-    axb_io_stats io;       /**< the databases' read counters and time per stage, summed over ranks */
-    int threads;           /**< decoding threads per rank (rank 0's) */
+    int64_t elements_read;   /**< summed over ranks */
+    int64_t cache_hits;      /**< element blocks served by the plans' caches, summed over ranks */
+    int64_t read_calls;      /**< data H5Dread calls, summed over ranks */
+    int64_t bytes_read;      /**< bytes of element data read, summed over ranks */
+    axb_io_stats io;         /**< the databases' read counters and time per stage, summed over ranks */
+    int threads;             /**< decoding threads per rank (rank 0's) */
+    axb_extract_times times; /**< rank 0's time per stage */
 } axb_extract_job_result;
 
 /** Runs the job. Collective over @p comm; every rank returns the same status. Progress lines (when

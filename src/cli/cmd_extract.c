@@ -384,6 +384,11 @@ axb_status axb_cmd_extract(const axb_cmd_env *env, int argc, char **argv, axb_er
                 res.seconds, (double)(res.rows - res.rows_resumed) / (res.seconds > 0 ? res.seconds : 1),
                 (long long)res.elements_read, (long long)res.read_calls, (double)res.bytes_read / 1e6, cached);
         axb_cli_print_decoded(env->out, &res.io, res.threads); /* where a deflated database's time goes */
+        const axb_extract_times *t = &res.times;               /* and where the job's went */
+        fprintf(env->out,
+                "time on rank 0 (s): open %.3f, locate %.3f, read %.3f, compute %.3f, write %.3f, close %.3f, "
+                "other %.3f\n",
+                t->open, t->locate, t->read, t->compute, t->write, t->close, t->other);
     }
     inputs_free(&in);
     axb_job_free(&jf);

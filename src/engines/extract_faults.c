@@ -88,11 +88,14 @@ axb_status axb_extract_faults(axb_job_ctx *c, axb_error *err)
     for (int64_t k = 0; k < maxchunks && st == AXB_OK; k++) {
         const int64_t a = lo + k * chunk, b = a + chunk < hi ? a + chunk : hi;
         int64_t n = 0;
-        const axb_status ls = compute_chunk(c, a, b, row_doubles, rows, data, &n, err);
+        double lap = axb_wall_seconds();
+        const axb_status ls = compute_chunk(c, a, b, row_doubles, rows, data, &n, err); /* reads included */
+        axb_job_lap(&c->times.compute, &lap);
         /* progress counts the rows of the block passed, on disk before or not */
         int64_t passed = b > a ? b - a : 0;
         st = axb_agree_sum(c->comm, ls, &passed, err);
         if (st == AXB_OK) st = axb_output_write(c->out, n, rows, data, err);
+        axb_job_lap(&c->times.write, &lap);
         if (st == AXB_OK) axb_job_progress(c, passed, 0, k + 1 == maxchunks);
     }
     free(data);

@@ -7,6 +7,7 @@
 #include "axibulk/extract.h"
 #include "axibulk/extract_job.h"
 #include "axibulk/sem.h"
+#include "axibulk/timefmt.h"
 #include "axibulk/timeproc.h"
 #include "core/progress.h"
 #include "engines/elem_cache.h"
@@ -117,7 +118,16 @@ typedef struct axb_job_ctx {
     axb_progress prog;       /* rank 0 prints, the others are silent */
     int64_t rows_done;       /* computed in this run, summed over ranks */
     double mb_read;          /* element data read in this run, summed over ranks */
+    axb_extract_times times; /* this rank's main thread, per stage (axb_job_lap) */
 } axb_job_ctx;
+
+/* Adds the seconds since *@p since to the stage @p acc and moves *@p since to now. */
+static inline void axb_job_lap(double *acc, double *since)
+{
+    const double now = axb_wall_seconds();
+    *acc += now - *since;
+    *since = now;
+}
 
 /* Counts a step's rows and MB (already summed over ranks) and reports progress. */
 void axb_job_progress(axb_job_ctx *c, int64_t rows, double mb, bool last);

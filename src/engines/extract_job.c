@@ -294,19 +294,28 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
 {
     memset(res, 0, sizeof *res);
     const double t0 = axb_wall_seconds();
+    double lap = t0, open_s = 0;
     axb_job_ctx c;
     axb_status st = job_open(comm, job, progress, &c, err);
     /* everything that can be refused is checked before the output exists */
     if (st == AXB_OK) st = check_rows(&c, err);
     if (st == AXB_OK) st = make_filter(&c, err);
     if (st == AXB_OK) st = open_output(&c, err);
+    axb_job_lap(&open_s, &lap);
+    c.times.open += open_s; /* job_open cleared c.times */
     if (st == AXB_OK) st = job->subfaults ? axb_extract_faults(&c, err) : axb_extract_partitioned(&c, err);
     /* everything that can fail comes before the output is published: a failed run never leaves
      * a complete-looking file */
     if (st == AXB_OK && c.filter && job->fftw_wisdom) st = save_wisdom(comm, job->fftw_wisdom, err);
     if (st == AXB_OK) st = job_result(&c, t0, res, err);
+    lap = axb_wall_seconds();
     st = close_output(&c, st, err);
-    res->seconds = axb_wall_seconds() - t0;
+    axb_job_lap(&c.times.close, &lap);
+    res->seconds = lap - t0;
+    res->times = c.times;
+    axb_extract_times *t = &res->times;
+    t->other = res->seconds - (t->open + t->locate + t->read + t->compute + t->write + t->close);
+    if (t->other < 0 && t->other > -1e-9) t->other = 0; /* rounding; beyond it, a stage counted twice shows */
     job_close(&c);
     return st;
 }

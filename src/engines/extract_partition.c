@@ -348,11 +348,14 @@ static axb_status flush_pending(axb_job_ctx *c, batch_run *b, axb_error *err)
  * rank reads, whatever failed before: the read may be collective. */
 static axb_status overlap_io(axb_job_ctx *c, batch_run *b, bool read_next, axb_error *err)
 {
+    double lap = axb_wall_seconds();
     axb_status st = flush_pending(c, b, err);
+    axb_job_lap(&c->times.write, &lap);
     if (b->pipelined && read_next) {
         axb_error later = AXB_ERROR_INIT;
         const axb_status rs = read_ahead(c, b, st ? &later : err);
         if (st == AXB_OK) st = rs;
+        axb_job_lap(&c->times.read, &lap);
     }
     return st;
 }
@@ -478,6 +481,8 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
     axb_batch bt = {0};
     bool any;
     axb_status ls = AXB_OK;
+    axb_extract_times *tm = &c->times;
+    double lap = axb_wall_seconds();
     if (b->pipelined) {
         bt = b->ahead;
         any = b->ahead_any;
@@ -496,8 +501,13 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
         axb_batch nb;
         if (axb_batch_next(&ahead, b->next_ids, &nb)) ls = axb_db_prefetch_elements(c->db, nb.nread, b->next_ids, err);
     }
+    axb_job_lap(&tm->read, &lap);
     const int64_t n = bt.end - bt.first;
+    const double io0 = tm->read + tm->write; /* overlap_io's part of compute_batch is its own */
     if (ls == AXB_OK) ls = any ? compute_batch(c, b, &bt, !last, err) : overlap_io(c, b, !last, err);
+    const double io = tm->read + tm->write - io0;
+    axb_job_lap(&tm->compute, &lap);
+    tm->compute -= io;
     if (ls == AXB_OK && b->independent) ls = write_own(c, b, n, err);
     double mb = (double)bt.nread * (double)b->unit * (double)sizeof(float) / 1e6, mb_all = 0;
     AXB_MPI_CHECK(ls, err, MPI_Reduce(&mb, &mb_all, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm), "bytes read");
@@ -505,6 +515,7 @@ static axb_status run_batch(axb_job_ctx *c, batch_run *b, bool last, axb_error *
     AXB_TRY(axb_agree_sum(c->comm, ls, &done, err));
     AXB_TRY(b->independent ? axb_output_sync(c->out, AXB_OK, err) : axb_output_write(c->out, n, b->rows, b->data, err));
     axb_job_progress(c, done, mb_all, last);
+    axb_job_lap(&tm->write, &lap);
     return AXB_OK;
 }
 
@@ -528,6 +539,7 @@ axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
     int64_t nrecv = 0;
     batch_run b;
     memset(&b, 0, sizeof b);
+    double lap = axb_wall_seconds();
     axb_status st = distribute(c, nunits, &recv, &nrecv, err);
     if (st == AXB_OK) st = batch_run_init(c, recv, nrecv, &b, err);
     int64_t nb = st == AXB_OK ? axb_batch_count(&b.it) : 0, nbmax = 0;
@@ -536,12 +548,16 @@ axb_status axb_extract_partitioned(axb_job_ctx *c, axb_error *err)
         st = axb_agree(c->comm, st, err);
     }
     if (st == AXB_OK && b.elems) st = axb_agree(c->comm, announce_batches(c, &b, err), err);
+    axb_job_lap(&c->times.locate, &lap);
     if (st == AXB_OK && b.pipelined && nbmax > 0) st = axb_agree(c->comm, read_ahead(c, &b, err), err);
+    axb_job_lap(&c->times.read, &lap);
     for (int64_t bi = 0; bi < nbmax && st == AXB_OK; bi++) st = run_batch(c, &b, bi + 1 == nbmax, err);
+    lap = axb_wall_seconds();
     if (st == AXB_OK && b.independent) { /* the late ranks' last batch */
         const axb_status ls = flush_pending(c, &b, err);
         st = axb_output_sync(c->out, ls, err);
     }
+    axb_job_lap(&c->times.write, &lap);
     batch_run_free(&b);
     free(recv);
     return st;
