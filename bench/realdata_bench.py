@@ -64,6 +64,8 @@ WROTE = re.compile(r"wrote (?:(\d+) chunks \(([0-9.]+) MB stored\) compressed by
                    r"seconds summed over ranks: (?:compress ([0-9.]+) \(CPU, summed over threads\), exchange ([0-9.]+), )?"
                    r"write ([0-9.]+), sync ([0-9.]+)")
 INSTASEIS = re.compile(r"seismograms_per_second=([0-9.]+)")
+STAGES = re.compile(r"time on rank 0 \(s\): open ([0-9.]+), locate ([0-9.]+), read ([0-9.]+), compute ([0-9.]+), "
+                    r"write ([0-9.]+), close ([0-9.]+), other ([0-9.]+)")
 
 
 def mpirun(n, args):
@@ -89,6 +91,13 @@ def decoded(out):
         return None
     k = ["chunks", "stored_mb", "threads", "read", "checksum", "inflate", "unshuffle", "transpose"]
     return {a: (int(v) if a in ("chunks", "threads") else float(v)) for a, v in zip(k, m.groups())}
+
+
+def stages(out):
+    """An extraction's time per stage on rank 0 (wall, s), or None."""
+    m = STAGES.search(out)
+    k = ["open", "locate", "read", "compute", "write", "close", "other"]
+    return dict(zip(k, map(float, m.groups()))) if m else None
 
 
 def encoded(out):
@@ -235,7 +244,8 @@ def bench_db(a, db, work, rng):
             m = EXTRACT.search(out)
             row = {"rows_from": rows, "layout": lay, "ranks": n, "pinned": pinned, "rows": int(m.group(1)),
                    "seconds": float(m.group(2)),
-                   "rows_s": float(m.group(3)), "element_reads": int(m.group(4)), "decode": decoded(out)}
+                   "rows_s": float(m.group(3)), "element_reads": int(m.group(4)), "decode": decoded(out),
+                   "stages": stages(out)}
             if best is None or row["rows_s"] > best["rows_s"]:
                 best = row
         r["extract"].append(best)
@@ -339,8 +349,8 @@ def report(results, a):
                 L.append(f"| `{p['mode']}` | {p['ranks']} | {p['input_mb_s']:.0f} | {p['of_disk']:.2f} | {whole} | "
                          f"{split} | {wsplit} | {busy(p)} |")
         nev, nsta = r["bulk_shape"]
-        L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads |",
-              "|---|---|---|---|---|---|"]
+        L += ["", "| extract | rows | ranks | seismograms/s | original ÷ merged time | element reads | rank 0 s: open / "
+              "locate / read / compute / write / close |", "|---|---|---|---|---|---|---|"]
         for e in r["extract"]:
             other = next(x for x in r["extract"] if x["ranks"] == e["ranks"] and x["pinned"] == e["pinned"]
                          and x["rows_from"] == e["rows_from"] and x["layout"] == "merged")
@@ -349,7 +359,10 @@ def report(results, a):
             k = r.get("scale", 1) if e["rows_from"].endswith("-scaled") else 1
             rows = (f"{a.pairs * k:,} random pairs" if e["rows_from"].startswith("pairs")
                     else f"{nev * k} events × {nsta} stations")
-            L.append(f"| {e['layout']} | {rows} | {who} | {e['rows_s']:,.0f} | {ratio} | {e['element_reads']:,} |")
+            g = e.get("stages")
+            split = " / ".join(f"{g[x]:.2f}" for x in ("open", "locate", "read", "compute", "write", "close")) if g else "–"
+            L.append(f"| {e['layout']} | {rows} | {who} | {e['rows_s']:,.0f} | {ratio} | {e['element_reads']:,} | "
+                     f"{split} |")
         b = r["bound"]
         L += ["", f"Warm merged extraction, random pairs, 1 rank, against {b['cache_read_mb_s']:,.0f} MB/s for a plain "
               f"read of the merged file from the page cache: {b['element_kb']:.0f} KB per element × seismograms/s = "
