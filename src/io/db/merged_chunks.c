@@ -30,9 +30,9 @@
 #define ELEMS_PER_TASK 4
 
 typedef struct chunks_state {
-    axb_pool *pool;
+    axb_pool *pool; /* NULL with a budget of one thread: the caller compresses alone */
     axb_task_group *group;
-    axb_encoder **enc; /* per pool worker + the helping caller, made at first use */
+    axb_encoder **enc; /* per pool worker + the helping caller (the last), made at first use */
     int nenc;
     size_t cap;          /* bound of one stored chunk */
     unsigned char *cbuf; /* per element of a put: its stored chunk, cap bytes apart */
@@ -84,7 +84,8 @@ static void compress_task(void *arg, int worker)
     free(t);
 }
 
-/* Compresses the put's @p count elements in the pool; the caller helps and waits. */
+/* Compresses the put's @p count elements in the pool; the caller helps and waits. Without a pool
+ * the caller does every task itself. */
 static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
 {
     chunks_state *c = m->chunks;
@@ -96,10 +97,14 @@ static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
             break;
         }
         *t = (chunk_task){m, k, count - k < ELEMS_PER_TASK ? count - k : ELEMS_PER_TASK};
+        if (!c->pool) {
+            compress_task(t, c->nenc - 1); /* frees t */
+            continue;
+        }
         st = axb_task_group_submit(c->group, compress_task, t, err);
         if (st) free(t);
     }
-    axb_task_group_wait(c->group);
+    if (c->group) axb_task_group_wait(c->group);
     pthread_mutex_lock(&c->mu);
     if (!st && c->st) st = axb_error_set(err, c->st, "%s", c->msg);
     c->st = AXB_OK;
@@ -138,14 +143,16 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         c->fid = c->dset = -1;
         c->fd = -1;
         pthread_mutex_init(&c->mu, NULL);
-        st = axb_pool_create(axb_pool_workers(m->def.threads), &c->pool, err);
-        if (!st) st = axb_task_group_create(c->pool, &c->group, err);
+        /* a budget of one thread is the caller alone: a worker beside it compressed on the same
+         * core, two busy threads where --threads said one (no faster for it: docs/benchmarks.md) */
+        if (m->def.threads > 1) st = axb_pool_create(axb_pool_workers(m->def.threads), &c->pool, err);
+        if (!st && c->pool) st = axb_task_group_create(c->pool, &c->group, err);
     }
     axb_encoder *probe = NULL;
     if (!st) st = axb_encoder_create(m->def.deflate, &probe, err);
     if (!st) {
         c->cap = axb_encoder_bound(probe, (size_t)m->block_bytes);
-        c->nenc = axb_pool_size(c->pool) + 1;
+        c->nenc = (c->pool ? axb_pool_size(c->pool) : 0) + 1;
         c->enc = calloc((size_t)c->nenc, sizeof *c->enc);
         /* raw and stored buffers: the memory for data in flight, shared */
         /* the same on every rank (rank 0 needs as much again to receive) */

@@ -12,7 +12,8 @@
  *    block through the block writer (O_DIRECT where the file system allows, pages written by a
  *    helper thread while the caller reads the next range). Falls back to collective when HDF5 did
  *    not put the block where expected;
- *  - direct, deflate: every rank compresses its elements' chunks in @p threads worker threads;
+ *  - direct, deflate: every rank compresses its elements' chunks in @p threads threads (the
+ *    caller is one of them; with one, it compresses alone);
  *    rank 0 stores all of them with direct chunk writes through serial HDF5. */
 #ifndef AXB_IO_DB_MERGED_WRITE_H
 #define AXB_IO_DB_MERGED_WRITE_H
