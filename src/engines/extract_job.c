@@ -294,15 +294,14 @@ axb_status axb_extract_job_run(MPI_Comm comm, const axb_extract_job *job, FILE *
 {
     memset(res, 0, sizeof *res);
     const double t0 = axb_wall_seconds();
-    double lap = t0, open_s = 0;
-    axb_job_ctx c;
+    double lap = t0;
+    axb_job_ctx c; /* job_open clears it first, its times included */
     axb_status st = job_open(comm, job, progress, &c, err);
     /* everything that can be refused is checked before the output exists */
     if (st == AXB_OK) st = check_rows(&c, err);
     if (st == AXB_OK) st = make_filter(&c, err);
     if (st == AXB_OK) st = open_output(&c, err);
-    axb_job_lap(&open_s, &lap);
-    c.times.open += open_s; /* job_open cleared c.times */
+    axb_job_lap(&c.times.open, &lap);
     if (st == AXB_OK) st = job->subfaults ? axb_extract_faults(&c, err) : axb_extract_partitioned(&c, err);
     /* everything that can fail comes before the output is published: a failed run never leaves
      * a complete-looking file */
