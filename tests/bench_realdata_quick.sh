@@ -55,8 +55,9 @@ for e in r["extract"]:
     check(e["rows"] == rows and e["rows_s"] > 0 and e["element_reads"] > 0, f"extract {e}")
     check((e["decode"] is not None) == (e["layout"] == "original"), f"decode line on {e['layout']}")
     g = e.get("stages")
-    # printed to the millisecond: compute may round to 0 where worker threads did it during the reads
-    check(g is not None and all(g[k] >= 0 for k in g) and g["open"] > 0 and g["read"] > 0 and g["close"] > 0
+    # printed to the millisecond, so on these 20-100 ms jobs any stage but opening the database can
+    # round to 0 (test_db_memory checks every stage at full precision)
+    check(g is not None and all(g[k] >= 0 for k in g) and g["open"] > 0
           and abs(sum(g.values()) - e["seconds"]) <= 0.01, f"stage split {g} of {e['seconds']} s")
     if e["pinned"] and e["decode"]:
         check(e["decode"]["threads"] == 1, "--threads 1 reported")
