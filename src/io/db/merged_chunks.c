@@ -34,15 +34,17 @@ typedef struct chunks_state {
     axb_task_group *group;
     axb_encoder **enc; /* per pool worker + the helping caller (the last), made at first use */
     int nenc;
-    size_t cap;          /* bound of one stored chunk */
-    unsigned char *cbuf; /* per element of a put: its stored chunk, cap bytes apart */
-    int64_t *csize;      /* per element: stored bytes */
-    unsigned char *rbuf; /* rank 0: one other rank's chunks */
-    int64_t *rsize;      /* rank 0: their sizes */
-    hid_t fid, dset;     /* rank 0: the file through serial HDF5 */
-    int fd;              /* rank 0: for fdatasync at checkpoints */
-    pthread_mutex_t mu;  /* guards st, msg and the compression counters (m->stats) */
-    axb_status st;       /* the first task failure */
+    size_t cap;               /* bound of one stored chunk */
+    unsigned char *cbuf;      /* per element of a put: its stored chunk, cap bytes apart */
+    int64_t *csize;           /* per element: stored bytes */
+    unsigned char *rbuf;      /* rank 0: one other rank's chunks */
+    int64_t *rsize;           /* rank 0: their sizes */
+    hid_t fid, dset;          /* rank 0: the file through serial HDF5 */
+    int fd;                   /* rank 0: for fdatasync at checkpoints */
+    pthread_mutex_t mu;       /* guards st, msg, task_done and the compression counters (m->stats) */
+    pthread_cond_t cv;        /* a task of the put is done */
+    unsigned char *task_done; /* per task of the put (ELEMS_PER_TASK elements from k * ELEMS_PER_TASK) */
+    axb_status st;            /* the first task failure */
     char msg[AXB_ERRMSG_MAX];
     axb_status pending; /* this rank's sends (or rank 0's writes) of the last put, agreed at the next call */
     axb_error pending_err;
@@ -80,15 +82,18 @@ static void compress_task(void *arg, int worker)
         c->st = st;
         memcpy(c->msg, e.msg, sizeof c->msg);
     }
+    c->task_done[t->first / ELEMS_PER_TASK] = 1;
+    pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
     free(t);
 }
 
-/* Compresses the put's @p count elements in the pool; the caller helps and waits. Without a pool
- * the caller does every task itself. */
-static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
+/* Queues the compression of the put's @p count elements in the pool; without a pool the caller
+ * does every task itself, now. */
+static axb_status compress_submit(merged_impl *m, int64_t count, axb_error *err)
 {
     chunks_state *c = m->chunks;
+    memset(c->task_done, 0, (size_t)((count + ELEMS_PER_TASK - 1) / ELEMS_PER_TASK));
     axb_status st = AXB_OK;
     for (int64_t k = 0; k < count && !st; k += ELEMS_PER_TASK) {
         chunk_task *t = malloc(sizeof *t);
@@ -104,12 +109,35 @@ static axb_status compress_all(merged_impl *m, int64_t count, axb_error *err)
         st = axb_task_group_submit(c->group, compress_task, t, err);
         if (st) free(t);
     }
+    return st;
+}
+
+/* Waits for the put's compression (helping); @p st or the first task failure. */
+static axb_status compress_wait(merged_impl *m, axb_status st, axb_error *err)
+{
+    chunks_state *c = m->chunks;
     if (c->group) axb_task_group_wait(c->group);
     pthread_mutex_lock(&c->mu);
     if (!st && c->st) st = axb_error_set(err, c->st, "%s", c->msg);
     c->st = AXB_OK;
     pthread_mutex_unlock(&c->mu);
     return st;
+}
+
+/* Waits until task @p k of the put is compressed, running queued tasks meanwhile; false if a task
+ * failed (compress_wait reports it). */
+static bool compress_wait_task(chunks_state *c, int64_t k)
+{
+    pthread_mutex_lock(&c->mu);
+    while (!c->task_done[k] && !c->st) {
+        pthread_mutex_unlock(&c->mu);
+        const bool helped = axb_pool_help(c->pool);
+        pthread_mutex_lock(&c->mu);
+        if (!helped && !c->task_done[k] && !c->st) pthread_cond_wait(&c->cv, &c->mu);
+    }
+    const bool ok = !c->st;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
 }
 
 /* Rank 0: the stored chunks of elements [start, start + n), sizes[k] bytes each, at data + k * cap. */
@@ -143,6 +171,7 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         c->fid = c->dset = -1;
         c->fd = -1;
         pthread_mutex_init(&c->mu, NULL);
+        pthread_cond_init(&c->cv, NULL);
         /* a budget of one thread is the caller alone: a worker beside it compressed on the same
          * core, two busy threads where --threads said one (no faster for it: docs/benchmarks.md) */
         if (m->def.threads > 1) st = axb_pool_create(axb_pool_workers(m->def.threads), &c->pool, err);
@@ -164,7 +193,8 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
         m->buf = axb_large_alloc((size_t)m->per * (size_t)m->block_bytes);
         c->cbuf = axb_large_alloc((size_t)m->per * c->cap);
         c->csize = malloc((size_t)m->per * sizeof *c->csize);
-        if (!c->enc || !m->buf || !c->cbuf || !c->csize)
+        c->task_done = malloc((size_t)((m->per + ELEMS_PER_TASK - 1) / ELEMS_PER_TASK));
+        if (!c->enc || !m->buf || !c->cbuf || !c->csize || !c->task_done)
             st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld elements (reduce --memory)", (long long)m->per);
     }
     axb_encoder_free(&probe);
@@ -198,29 +228,54 @@ static axb_status agree_pending(const axb_db_writer *w, axb_status st, axb_error
     return axb_agree(w->comm, st, err);
 }
 
-/* The sends (other ranks) or the receives and writes (rank 0) of a put. */
-static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+/* Rank 0: its own chunks of the put, each task's stored as soon as it is compressed. The caller
+ * writes while the workers compress: a write to the page cache costs about what a compression
+ * does (12 of 40 s in a repack of the 3.5 GB 20 s PREM database), and written after the whole
+ * put was compressed it left the workers idle. */
+static axb_status write_own(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
     merged_impl *m = w->impl;
     chunks_state *c = m->chunks;
+    if (!c->pool) return write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
     axb_status st = AXB_OK;
+    for (int64_t k0 = 0; k0 < count && !st; k0 += ELEMS_PER_TASK) {
+        if (!compress_wait_task(c, k0 / ELEMS_PER_TASK)) break;
+        const int64_t n = count - k0 < ELEMS_PER_TASK ? count - k0 : ELEMS_PER_TASK;
+        st = write_chunks(w, start + k0, n, c->csize + k0, c->cbuf + (size_t)k0 * c->cap, c->cap, err);
+    }
+    return st;
+}
+
+/* Other ranks: compress, then send (a failed compression sends no chunks, and its rank reports it). */
+static axb_status put_send(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+{
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
+    axb_status st = compress_wait(m, compress_submit(m, count, err), err);
+    const double t0 = axb_wall_seconds();
+    const int64_t head[2] = {start, st ? 0 : count};
+    count = head[1];
+    /* every message is sent even after a failed one: rank 0 receives them all either way, and
+     * the next agreement carries the failure */
+    AXB_MPI_CHECK(st, err, MPI_Send(head, 2, MPI_INT64_T, 0, 0, w->comm), "chunk sizes");
+    if (count > 0) AXB_MPI_CHECK(st, err, MPI_Send(c->csize, (int)count, MPI_INT64_T, 0, 1, w->comm), "chunk sizes");
+    /* whole slots, so rank 0 finds chunk k at k * cap: at most per * cap, checked at open */
+    for (int64_t k = 0; k < count; k++)
+        AXB_MPI_CHECK(st, err, MPI_Send(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm),
+                      "chunks");
+    m->stats.exchange_s += axb_wall_seconds() - t0;
+    return st;
+}
+
+/* Rank 0: its compression queued, every other rank's chunks received and written in rank order
+ * (the workers compress meanwhile), then its own. */
+static axb_status put_receive(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+{
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
+    axb_status st = compress_submit(m, count, err);
     int size = 1;
     MPI_Comm_size(w->comm, &size);
-    const double t0 = axb_wall_seconds();
-    if (w->rank != 0) {
-        const int64_t head[2] = {start, count};
-        /* every message is sent even after a failed one: rank 0 receives them all either way, and
-         * the next agreement carries the failure */
-        AXB_MPI_CHECK(st, err, MPI_Send(head, 2, MPI_INT64_T, 0, 0, w->comm), "chunk sizes");
-        if (count > 0)
-            AXB_MPI_CHECK(st, err, MPI_Send(c->csize, (int)count, MPI_INT64_T, 0, 1, w->comm), "chunk sizes");
-        /* whole slots, so rank 0 finds chunk k at k * cap: at most per * cap, checked at open */
-        for (int64_t k = 0; k < count; k++)
-            AXB_MPI_CHECK(st, err, MPI_Send(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm),
-                          "chunks");
-        m->stats.exchange_s += axb_wall_seconds() - t0;
-        return st;
-    }
     for (int r = 1; r < size; r++) {
         const double tr = axb_wall_seconds();
         int64_t head[2] = {0, 0};
@@ -253,7 +308,8 @@ static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count
         if (rs && !st) st = rs;
     }
     /* its own last: every other rank is on its way */
-    if (!st) st = write_chunks(w, start, count, c->csize, c->cbuf, c->cap, err);
+    if (!st) st = write_own(w, start, count, err);
+    st = compress_wait(m, st, err);
     /* the disk starts on this put's chunks now, so that a checkpoint's sync (and the last one,
      * before the rename) waits for little more than the chunk index, as with the other strategies */
     if (!st) axb_start_writeback(c->fd, 0, 0);
@@ -263,16 +319,17 @@ static axb_status chunks_put_tail(axb_db_writer *w, int64_t start, int64_t count
 /* Every rank compresses its range; each other rank's chunks are received by rank 0 in rank order
  * and written, then rank 0's own. Collective. A rank does not wait for rank 0's writes: it reads
  * and compresses its next range meanwhile (with 2 ranks the other rank idled through them, and a
- * 146 MB database's repack took 1.6 times as long as with one). So the sends and writes are
- * agreed at the next call, with what that call did. */
+ * 146 MB database's repack took 1.6 times as long as with one). So a put's failures, in
+ * compression as in sends and writes, are agreed at the next call (put, sync or close), before
+ * anything is recorded as done. */
 static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
     merged_impl *m = w->impl;
     chunks_state *c = m->chunks;
-    axb_status st = compress_all(m, count, err);
-    AXB_TRY(agree_pending(w, st, err));
+    AXB_TRY(agree_pending(w, AXB_OK, err));
     c->pending_err = (axb_error)AXB_ERROR_INIT;
-    c->pending = chunks_put_tail(w, start, count, &c->pending_err);
+    c->pending =
+        w->rank == 0 ? put_receive(w, start, count, &c->pending_err) : put_send(w, start, count, &c->pending_err);
     return AXB_OK;
 }
 
@@ -314,7 +371,9 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
         free(c->csize);
         free(c->rbuf);
         free(c->rsize);
+        free(c->task_done);
         pthread_mutex_destroy(&c->mu);
+        pthread_cond_destroy(&c->cv);
         free(c);
         m->chunks = NULL;
     }
