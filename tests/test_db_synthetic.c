@@ -37,15 +37,25 @@ static void check_elements(check_ctx *T, axb_db *db, axb_io_mode mode, int rank,
     CHECK_MSG(T, st == AXB_OK, "%s", err.msg);
     axb_db_get_io_stats(db, &after);
     int64_t calls = after.read_calls - before.read_calls;
-    /* merged: one H5Dread; original: one per variable, or (deflated files, decoded by the chunk
-     * reader) one pread per run of adjacent chunks not cached from an earlier read: at most one per
-     * chunk touched */
-    if (in->layout == AXB_LAYOUT_MERGED || in->deflate < 0)
+    /* merged: one H5Dread, or (deflated, read raw) one pread per run of chunks adjacent in the
+     * file, every distinct element decoded once; original: one per variable, or (deflated files,
+     * decoded by the chunk reader) one pread per run of adjacent chunks not cached from an earlier
+     * read: at most one per chunk touched */
+    const int64_t nuniq = n ? n - 1 : 0, decoded = after.chunks_decoded - before.chunks_decoded;
+    if (in->layout == AXB_LAYOUT_MERGED && in->deflate >= 0) {
+        CHECK_MSG(T, n > 0 ? calls >= 1 && calls <= nuniq : calls == 0, "%lld read calls", (long long)calls);
+        CHECK_MSG(T, decoded == nuniq, "%lld elements decoded for %lld distinct ones", (long long)decoded,
+                  (long long)nuniq);
+        CHECK_MSG(T, after.bytes_read - before.bytes_read == after.stored_bytes - before.stored_bytes,
+                  "%lld bytes read, %lld decoded", (long long)(after.bytes_read - before.bytes_read),
+                  (long long)(after.stored_bytes - before.stored_bytes));
+    } else if (in->layout == AXB_LAYOUT_MERGED || in->deflate < 0) {
         CHECK_MSG(T, calls == (in->layout == AXB_LAYOUT_MERGED ? 1 : in->nvars), "%lld read calls", (long long)calls);
-    else
+    } else {
         CHECK_MSG(T, n > 0 ? calls <= (int64_t)n * in->nvars * 25 : calls == 0, "%lld read calls", (long long)calls);
-    int64_t uniq_bytes = (int64_t)(n ? n - 1 : 0) * bf * 4;
-    if (in->layout == AXB_LAYOUT_MERGED)
+    }
+    int64_t uniq_bytes = nuniq * bf * 4;
+    if (in->layout == AXB_LAYOUT_MERGED && in->deflate < 0)
         CHECK_MSG(T, after.bytes_read - before.bytes_read == uniq_bytes, "%lld bytes vs %lld",
                   (long long)(after.bytes_read - before.bytes_read), (long long)uniq_bytes);
     long bad = 0;

@@ -275,6 +275,15 @@ static void check_nonfinite(check_ctx *T, const char *pairs)
     expect_error(T, "inf in merged without checksums", line,
                  (const char *const[]){"minf/merged_output.nc4", "'MergedSnapshots'", "element ",
                                        "variable 1, GLL point (xi 2, eta 3), sample 5 is -inf", NULL});
+    /* the deflated merged file, read raw and decoded by axibulk: 64 bytes inside every element's
+     * stored chunk */
+    copy_db("md", "mdflip");
+    snprintf(a, sizeof a, "%s/mdflip/merged_output.nc4", dir);
+    if (rank == 0) CHECK(T, flip(a, "/MergedSnapshots", 100, 0) > 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(line, sizeof line, "extract -q --db %s/mdflip --pairs %s -o %s/x6.h5", dir, pairs, dir);
+    expect_error(T, "flipped deflated merged", line,
+                 (const char *const[]){"mdflip/merged_output.nc4", "'MergedSnapshots'", "element ", "damaged", NULL});
     char out[4096], errs[4096];
     snprintf(line, sizeof line, "info %s/minf", dir);
     CHECK(T, test_cli_line(line, out, sizeof out, errs, sizeof errs) == 0);

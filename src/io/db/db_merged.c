@@ -2,17 +2,21 @@
  * /MergedSnapshots (elements, nvars, xi, eta, samples), the whole block of an element contiguous
  * (reference notes §1.7). Written by Instaseis' repack_db.py (element-chunked, deflate) or by
  * `axibulk repack` (chunked or contiguous). A request becomes one H5Dread whose file selection is
- * the union of the requested elements' slabs, merged into runs of consecutive elements. */
+ * the union of the requested elements' slabs, merged into runs of consecutive elements; deflated
+ * files (one chunk per element) are read raw and decoded in the rank's threads (merged_raw.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/agree.h"
+#include "core/mpi_check.h"
 #include "core/unique.h"
 #include "io/db/db_integrity.h"
 #include "io/db/db_internal.h"
-#include "io/db/db_pool.h"
 #include "io/db/db_names.h"
+#include "io/db/db_pool.h"
+#include "io/db/merged_raw.h"
 #include "io/hdf5/h5util.h"
 
 #define MERGED "/" AXB_NC_VAR_MERGED
@@ -20,7 +24,8 @@
 
 typedef struct merged_impl {
     hid_t fid, dset;
-    uint32_t *crc; /* [nelem] the file's element checksums; NULL: the file has none */
+    uint32_t *crc;       /* [nelem] the file's element checksums; NULL: the file has none */
+    axb_merged_raw *raw; /* filtered chunks read without HDF5; NULL: H5Dread */
 } merged_impl;
 
 static axb_status sims_of_nvars(hsize_t nvars, bool *has, axb_error *err)
@@ -108,6 +113,7 @@ static void merged_close(axb_db *db)
 {
     merged_impl *m = db->impl;
     if (!m) return;
+    axb_merged_raw_close(&m->raw);
     if (m->dset >= 0) H5Dclose(m->dset);
     if (m->fid >= 0) H5Fclose(m->fid);
     free(m->crc);
@@ -125,6 +131,15 @@ static axb_status merged_open_data(axb_db *db, axb_error *err)
     AXB_TRY_CTX(err, axb_db_open_parallel(db->comm, db->info.files[0], &m->fid, err), "%s", rel);
     m->dset = H5Dopen2(m->fid, MERGED, H5P_DEFAULT);
     AXB_CHECK(err, m->dset >= 0, AXB_ERR_HDF5, "%s: cannot open " MERGED, rel);
+    if (db->info.deflate >= 0) {
+        axb_status st = axb_merged_raw_open(rel, m->dset, db->info.nelem,
+                                            axb_db_block_floats(db) * (int64_t)sizeof(float), &m->raw, err);
+        /* every rank reads the same way: a collective H5Dread needs all of them */
+        int raw = st == AXB_OK && m->raw, all = 0;
+        AXB_MPI_AGREE(db->comm, err, MPI_Allreduce(&raw, &all, 1, MPI_INT, MPI_MIN, db->comm), "read path");
+        AXB_TRY(axb_agree(db->comm, st, err));
+        if (!all) axb_merged_raw_close(&m->raw);
+    }
     if (db->info.checksums != AXB_CHECKSUMS_ELEMENT) return AXB_OK;
     /* every rank keeps all of them: 4 bytes per element against the element's tens of KB */
     const hsize_t n = (hsize_t)db->info.nelem;
@@ -192,6 +207,12 @@ static axb_status verify_blocks(axb_db *db, int64_t nu, const int64_t *uniq, con
 static axb_status read_sorted(axb_db *db, int64_t nu, const int64_t *uniq, axb_io_mode mode, float *buf, axb_error *err)
 {
     merged_impl *m = db->impl;
+    if (m->raw) {
+        axb_pool *pool = NULL;
+        if (db->threads > 1) AXB_TRY(axb_db_worker_pool(db, &pool, err));
+        AXB_TRY(axb_merged_raw_read(m->raw, nu, uniq, buf, pool, 2 * (int64_t)db->threads, &db->stats, err));
+        return verify_blocks(db, nu, uniq, buf, err);
+    }
     int64_t bytes = 0;
     AXB_TRY_CTX(err,
                 axb_h5_read_runs(m->dset, 0, nu, uniq, mode == AXB_IO_COLLECTIVE, H5T_NATIVE_FLOAT, buf, &bytes, err),
