@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "core/pread_all.h"
 #include "engines/kernel_internal.h"
 
 #define KSTORE_KIND "kernel"
@@ -41,17 +42,9 @@ static axb_status write_all(int fd, const void *buf, size_t n, off_t off, const 
 
 static axb_status read_all(int fd, void *buf, size_t n, off_t off, const char *path, axb_error *err)
 {
-    char *p = buf;
-    while (n > 0) {
-        const ssize_t r = pread(fd, p, n, off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0)
-            return axb_error_set(err, AXB_ERR_FORMAT, "%s: truncated (%s)", path,
-                                 r < 0 ? strerror(errno) : "end of file");
-        p += r;
-        n -= (size_t)r;
-        off += r;
-    }
+    const int e = axb_pread_all(fd, buf, n, (int64_t)off);
+    if (e != 0)
+        return axb_error_set(err, AXB_ERR_FORMAT, "%s: truncated (%s)", path, e > 0 ? strerror(e) : "end of file");
     return AXB_OK;
 }
 

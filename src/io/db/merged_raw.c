@@ -1,5 +1,4 @@
 /* See merged_raw.h. */
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "axibulk/timefmt.h"
+#include "core/pread_all.h"
 #include "io/db/db_names.h"
 #include "io/db/merged_raw.h"
 #include "io/hdf5/chunk_filters.h"
@@ -201,19 +201,14 @@ static axb_status room(axb_merged_raw *r, int64_t nu, int64_t stored, axb_error 
 /* Stored bytes [addr, addr + len) of the file into dst. */
 static axb_status read_run(const axb_merged_raw *r, int64_t addr, int64_t len, unsigned char *dst, axb_error *err)
 {
-    int64_t got = 0;
-    while (got < len) {
-        const ssize_t n = pread(r->fd, dst + got, (size_t)(len - got), (off_t)(addr + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            return axb_error_set(err, AXB_ERR_IO, "%s: read of %lld bytes at offset %lld: %s", r->path, (long long)len,
-                                 (long long)addr, strerror(errno));
-        if (n == 0)
-            return axb_error_set(err, AXB_ERR_FORMAT,
-                                 "%s: truncated: element data end at offset %lld, after the file's end", r->path,
-                                 (long long)(addr + len));
-        got += n;
-    }
+    const int e = axb_pread_all(r->fd, dst, (size_t)len, addr);
+    if (e > 0)
+        return axb_error_set(err, AXB_ERR_IO, "%s: read of %lld bytes at offset %lld: %s", r->path, (long long)len,
+                             (long long)addr, strerror(e));
+    if (e < 0)
+        return axb_error_set(err, AXB_ERR_FORMAT,
+                             "%s: truncated: element data end at offset %lld, after the file's end", r->path,
+                             (long long)(addr + len));
     return AXB_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/pread_all.h"
 #include "io/hdf5/chunk_index.h"
 
 #define MAX_RANK 8
@@ -39,13 +40,7 @@ static uint64_t le(const unsigned char *p, int n)
 
 static bool read_at(int fd, int64_t off, void *buf, size_t len)
 {
-    size_t got = 0;
-    while (got < len) {
-        const ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)off + (off_t)got);
-        if (n <= 0) return false;
-        got += (size_t)n;
-    }
-    return true;
+    return axb_pread_all(fd, buf, len, off) == 0;
 }
 
 /* A version-1 B-tree node of raw-data chunks at @p at, and everything under it. */
