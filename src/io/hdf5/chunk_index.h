@@ -12,9 +12,10 @@
 
 /* For a dataset chunked along @p axis only (chunks of @p cp along it, the whole of every other
  * axis, @p nchunks of them): addr[c], size[c], mask[c] of every stored chunk, addr[c] = -1 for
- * chunks never written, read through @p fd (the dataset's file, opened without O_DIRECT). *ok is
- * false when the index is not one this reader knows (other layout versions, 4-byte addresses,
- * another index type) or does not look right: the caller then asks HDF5 chunk by chunk. */
+ * chunks never written, read through @p fd (the dataset's file, opened without O_DIRECT), and
+ * checked against HDF5's own lookup at the first and last chunk. *ok is false when the index is
+ * not one this reader knows (other layout versions, 4-byte addresses, another index type) or does
+ * not agree with HDF5: the caller then asks HDF5 chunk by chunk. */
 axb_status axb_chunk_index_read(hid_t dset, int fd, int axis, int64_t cp, int64_t nchunks, int64_t *addr, int64_t *size,
                                 uint32_t *mask, bool *ok, axb_error *err);
 
