@@ -34,11 +34,19 @@ typedef struct chunks_state {
     axb_task_group *group;
     axb_encoder **enc; /* per pool worker + the helping caller (the last), made at first use */
     int nenc;
-    size_t cap;               /* bound of one stored chunk */
-    unsigned char *cbuf;      /* per element of a put: its stored chunk, cap bytes apart */
-    int64_t *csize;           /* per element: stored bytes */
-    unsigned char *rbuf;      /* rank 0: one other rank's chunks */
-    int64_t *rsize;           /* rank 0: their sizes */
+    size_t cap;          /* bound of one stored chunk */
+    unsigned char *cbuf; /* per element of a put: its stored chunk, cap bytes apart */
+    int64_t *csize;      /* per element: stored bytes */
+    unsigned char *rbuf; /* rank 0: one other rank's chunks */
+    int64_t *rsize;      /* rank 0: their sizes */
+    bool owed;           /* rank 0: the other ranks' last put is not received yet */
+    /* other ranks: the put before, still being sent while this one is compressed (its buffers are
+     * swapped with cbuf and csize; head, and the sends of both, by put parity) */
+    unsigned char *cbuf_sent;
+    int64_t *csize_sent;
+    int64_t head[2][2];
+    MPI_Request *req[2];
+    int nreq[2], cur;
     hid_t fid, dset;          /* rank 0: the file through serial HDF5 */
     int fd;                   /* rank 0: for fdatasync at checkpoints */
     pthread_mutex_t mu;       /* guards st, msg, task_done and the compression counters (m->stats) */
@@ -198,6 +206,14 @@ static axb_status chunks_open(axb_db_writer *w, axb_error *err)
             st = axb_error_set(err, AXB_ERR_NOMEM, "buffers for %lld elements (reduce --memory)", (long long)m->per);
     }
     axb_encoder_free(&probe);
+    /* the others send one put while they compress the next */
+    if (!st && w->rank != 0) {
+        c->cbuf_sent = axb_large_alloc((size_t)m->per * c->cap);
+        c->csize_sent = malloc((size_t)m->per * sizeof *c->csize_sent);
+        for (int b = 0; b < 2; b++) c->req[b] = malloc((size_t)(m->per + 2) * sizeof *c->req[b]);
+        if (!c->cbuf_sent || !c->csize_sent || !c->req[0] || !c->req[1])
+            st = axb_error_set(err, AXB_ERR_NOMEM, "send buffers (reduce --memory)");
+    }
     /* every rank's put size is the same (the same def), so rank 0 can size its receive buffer */
     if (!st && w->rank == 0) {
         c->rbuf = axb_large_alloc((size_t)m->per * c->cap);
@@ -246,36 +262,70 @@ static axb_status write_own(axb_db_writer *w, int64_t start, int64_t count, axb_
     return st;
 }
 
-/* Other ranks: compress, then send (a failed compression sends no chunks, and its rank reports it). */
+/* Other ranks: the sends of the put two calls back complete (its buffers are this put's). */
+static axb_status sends_wait(chunks_state *c, int b, axb_error *err)
+{
+    axb_status st = AXB_OK;
+    if (c->nreq[b] > 0) AXB_MPI_CHECK(st, err, MPI_Waitall(c->nreq[b], c->req[b], MPI_STATUSES_IGNORE), "chunks");
+    c->nreq[b] = 0;
+    return st;
+}
+
+/* Other ranks: compress, then send without waiting: rank 0 receives the put during its next one
+ * (a failed compression sends no chunks, and its rank reports it). */
 static axb_status put_send(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
     merged_impl *m = w->impl;
     chunks_state *c = m->chunks;
-    axb_status st = compress_wait(m, compress_submit(m, count, err), err);
-    const double t0 = axb_wall_seconds();
-    const int64_t head[2] = {start, st ? 0 : count};
-    count = head[1];
+    const int b = c->cur;
+    double t0 = axb_wall_seconds();
+    axb_status st = sends_wait(c, b, err);
+    m->stats.exchange_s += axb_wall_seconds() - t0;
+    if (!st) st = compress_wait(m, compress_submit(m, count, err), err);
+    t0 = axb_wall_seconds();
+    c->head[b][0] = start;
+    c->head[b][1] = st ? 0 : count;
+    count = c->head[b][1];
+    MPI_Request *rq = c->req[b];
+    int n = 0;
     /* every message is sent even after a failed one: rank 0 receives them all either way, and
      * the next agreement carries the failure */
-    AXB_MPI_CHECK(st, err, MPI_Send(head, 2, MPI_INT64_T, 0, 0, w->comm), "chunk sizes");
-    if (count > 0) AXB_MPI_CHECK(st, err, MPI_Send(c->csize, (int)count, MPI_INT64_T, 0, 1, w->comm), "chunk sizes");
+    rq[n] = MPI_REQUEST_NULL;
+    AXB_MPI_CHECK(st, err, MPI_Isend(c->head[b], 2, MPI_INT64_T, 0, 0, w->comm, &rq[n++]), "chunk sizes");
+    if (count > 0) {
+        rq[n] = MPI_REQUEST_NULL;
+        AXB_MPI_CHECK(st, err, MPI_Isend(c->csize, (int)count, MPI_INT64_T, 0, 1, w->comm, &rq[n++]), "chunk sizes");
+    }
     /* whole slots, so rank 0 finds chunk k at k * cap: at most per * cap, checked at open */
-    for (int64_t k = 0; k < count; k++)
-        AXB_MPI_CHECK(st, err, MPI_Send(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm),
+    for (int64_t k = 0; k < count; k++) {
+        rq[n] = MPI_REQUEST_NULL;
+        AXB_MPI_CHECK(st, err,
+                      MPI_Isend(c->cbuf + (size_t)k * c->cap, (int)c->csize[k], MPI_BYTE, 0, 2, w->comm, &rq[n++]),
                       "chunks");
+    }
+    c->nreq[b] = n;
+    /* the next put compresses into the other buffers while these are sent */
+    unsigned char *cb = c->cbuf;
+    c->cbuf = c->cbuf_sent;
+    c->cbuf_sent = cb;
+    int64_t *cs = c->csize;
+    c->csize = c->csize_sent;
+    c->csize_sent = cs;
+    c->cur = b ^ 1;
     m->stats.exchange_s += axb_wall_seconds() - t0;
     return st;
 }
 
-/* Rank 0: its compression queued, every other rank's chunks received and written in rank order
- * (the workers compress meanwhile), then its own. */
-static axb_status put_receive(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+/* Rank 0: every other rank's last put received in rank order, and written when @p keep (else
+ * dropped: a failure ends the run). */
+static axb_status receive_others(axb_db_writer *w, bool keep, axb_error *err)
 {
     merged_impl *m = w->impl;
     chunks_state *c = m->chunks;
-    axb_status st = compress_submit(m, count, err);
+    axb_status st = AXB_OK;
     int size = 1;
     MPI_Comm_size(w->comm, &size);
+    c->owed = false;
     for (int r = 1; r < size; r++) {
         const double tr = axb_wall_seconds();
         int64_t head[2] = {0, 0};
@@ -304,10 +354,27 @@ static axb_status put_receive(axb_db_writer *w, int64_t start, int64_t count, ax
                 "chunks");
         }
         m->stats.exchange_s += axb_wall_seconds() - tr;
-        if (!rs && !st) st = write_chunks(w, head[0], head[1], c->rsize, c->rbuf, c->cap, err);
+        if (!rs && !st && keep) st = write_chunks(w, head[0], head[1], c->rsize, c->rbuf, c->cap, err);
         if (rs && !st) st = rs;
     }
-    /* its own last: every other rank is on its way */
+    return st;
+}
+
+/* Rank 0: its compression queued, the other ranks' put before received and written (the
+ * workers compress meanwhile), then its own. Receiving a put late lets the other ranks compress
+ * their next one while rank 0 writes: received at once, the senders waited for rank 0's own
+ * compression and then for its writes, and with one thread per rank two ranks repacked the
+ * 146 MB database no faster than one. */
+static axb_status put_receive(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
+{
+    merged_impl *m = w->impl;
+    chunks_state *c = m->chunks;
+    axb_status st = compress_submit(m, count, err);
+    if (c->owed) {
+        const axb_status rs = receive_others(w, !st, err);
+        if (!st) st = rs;
+    }
+    c->owed = true;
     if (!st) st = write_own(w, start, count, err);
     st = compress_wait(m, st, err);
     /* the disk starts on this put's chunks now, so that a checkpoint's sync (and the last one,
@@ -317,11 +384,11 @@ static axb_status put_receive(axb_db_writer *w, int64_t start, int64_t count, ax
 }
 
 /* Every rank compresses its range; each other rank's chunks are received by rank 0 in rank order
- * and written, then rank 0's own. Collective. A rank does not wait for rank 0's writes: it reads
- * and compresses its next range meanwhile (with 2 ranks the other rank idled through them, and a
- * 146 MB database's repack took 1.6 times as long as with one). So a put's failures, in
- * compression as in sends and writes, are agreed at the next call (put, sync or close), before
- * anything is recorded as done. */
+ * and written during the next put (or the sync), and rank 0's own now. Collective. A rank does not
+ * wait for rank 0's writes: it reads and compresses its next range meanwhile (with 2 ranks the
+ * other rank idled through them, and a 146 MB database's repack took 1.6 times as long as with
+ * one). So a put's failures, in compression as in sends and writes, are agreed at the next call
+ * (put, sync or close), before anything is recorded as done. */
 static axb_status chunks_put(axb_db_writer *w, int64_t start, int64_t count, axb_error *err)
 {
     merged_impl *m = w->impl;
@@ -340,12 +407,20 @@ static axb_status chunks_sync(axb_db_writer *w, axb_error *err)
     AXB_TRY(agree_pending(w, AXB_OK, err));
     axb_status st = AXB_OK;
     if (w->rank == 0) {
+        /* the other ranks' last put first: a sync makes every put so far durable */
+        if (c->owed) st = receive_others(w, true, err);
         const double t0 = axb_wall_seconds();
-        if (H5Fflush(c->fid, H5F_SCOPE_LOCAL) < 0)
+        if (st)
+            ;
+        else if (H5Fflush(c->fid, H5F_SCOPE_LOCAL) < 0)
             st = axb_error_set(err, AXB_ERR_HDF5, "%s: flush", w->path);
         else if (c->fd >= 0 && fdatasync(c->fd) != 0)
             st = axb_error_set(err, AXB_ERR_IO, "%s: sync failed", w->path);
         m->stats.sync_s += axb_wall_seconds() - t0;
+    } else {
+        st = sends_wait(c, 0, err);
+        const axb_status s1 = sends_wait(c, 1, err);
+        if (!st) st = s1;
     }
     return axb_agree(w->comm, st, err);
 }
@@ -360,6 +435,11 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
             st = c->pending;
             *err = c->pending_err;
         }
+        /* a failure ended the run between a put and a sync: its sends are received and dropped,
+         * so that no rank waits for them (every rank made the same puts: each began agreed) */
+        axb_error ignored = AXB_ERROR_INIT;
+        if (w->rank == 0 && c->owed) (void)receive_others(w, false, &ignored);
+        for (int b = 0; w->rank != 0 && b < 2; b++) (void)sends_wait(c, b, &ignored);
         axb_task_group_free(&c->group);
         axb_pool_destroy(&c->pool);
         for (int k = 0; c->enc && k < c->nenc; k++) axb_encoder_free(&c->enc[k]);
@@ -371,6 +451,10 @@ static axb_status chunks_close(axb_db_writer *w, axb_error *err)
         free(c->csize);
         free(c->rbuf);
         free(c->rsize);
+        free(c->cbuf_sent);
+        free(c->csize_sent);
+        free(c->req[0]);
+        free(c->req[1]);
         free(c->task_done);
         pthread_mutex_destroy(&c->mu);
         pthread_cond_destroy(&c->cv);
