@@ -410,12 +410,8 @@ static axb_status chunks_sync(axb_db_writer *w, axb_error *err)
         /* the other ranks' last put first: a sync makes every put so far durable */
         if (c->owed) st = receive_others(w, true, err);
         const double t0 = axb_wall_seconds();
-        if (st)
-            ;
-        else if (H5Fflush(c->fid, H5F_SCOPE_LOCAL) < 0)
-            st = axb_error_set(err, AXB_ERR_HDF5, "%s: flush", w->path);
-        else if (c->fd >= 0 && fdatasync(c->fd) != 0)
-            st = axb_error_set(err, AXB_ERR_IO, "%s: sync failed", w->path);
+        if (!st && H5Fflush(c->fid, H5F_SCOPE_LOCAL) < 0) st = axb_error_set(err, AXB_ERR_HDF5, "%s: flush", w->path);
+        if (!st && c->fd >= 0 && fdatasync(c->fd) != 0) st = axb_error_set(err, AXB_ERR_IO, "%s: sync failed", w->path);
         m->stats.sync_s += axb_wall_seconds() - t0;
     } else {
         st = sends_wait(c, 0, err);
